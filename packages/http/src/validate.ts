@@ -1,0 +1,35 @@
+import { badRequest, tooLarge } from '@nbserve/core';
+import type { Context } from 'hono';
+import * as v from 'valibot';
+
+/** Parses a value with a valibot schema; failures become a 400 with a readable message. */
+export function parseWith<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  throw badRequest(`Invalid ${what}: ${v.summarize(result.issues).replace(/\n/g, '; ')}`);
+}
+
+/**
+ * Reads the request body as JSON. Returns `undefined` for an empty body, so routes can tell
+ * "no body" from "empty object" as Jupyter does. The size limit is enforced by the body-limit
+ * middleware in app.ts before this runs.
+ */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  let text: string;
+  try {
+    text = await c.req.text();
+  } catch {
+    throw tooLarge('Request body could not be read');
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw badRequest('Invalid JSON in body of request');
+  }
+}
+
+/** Reads and validates a JSON body; an empty body is parsed as `undefined`. */
+export async function parseJsonBody<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  return parseWith(schema, await readJsonBody(c), 'request body');
+}
