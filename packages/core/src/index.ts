@@ -1,1 +1,2 @@
 export * from './errors.js';
+export * as protocol from './protocol/index.js';

@@ -1,0 +1,142 @@
+import * as v from 'valibot';
+import { badRequest } from '../errors.js';
+import { toRaw } from './json-parts.js';
+import { type Channel, isChannel, type JupyterMessage, type MessageHeader, type RawMessage } from './types.js';
+
+/**
+ * The default kernel WebSocket framing: a text frame holding the message as JSON with a
+ * `channel` key, or, when the message carries binary buffers, a binary frame:
+ * `u32be nbufs, u32be offsets[nbufs], JSON, buffer_0, …` (nbufs = 1 + number of buffers).
+ */
+
+const HeaderSchema = v.looseObject({
+  msg_id: v.string(),
+  msg_type: v.pipe(v.string(), v.minLength(1)),
+  session: v.optional(v.string()),
+  username: v.optional(v.string()),
+  date: v.optional(v.string()),
+  version: v.optional(v.string()),
+});
+
+const MessageSchema = v.looseObject({
+  channel: v.optional(v.string()),
+  header: HeaderSchema,
+  parent_header: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  metadata: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  content: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  buffers: v.optional(v.array(v.unknown())),
+});
+
+export interface ChannelMessage {
+  channel: Channel;
+  msg: JupyterMessage;
+}
+
+function toMessage(value: unknown, buffers: Uint8Array[]): ChannelMessage {
+  const parsed = v.safeParse(MessageSchema, value);
+  if (!parsed.success) {
+    throw badRequest(`Invalid kernel message: ${v.summarize(parsed.issues).replace(/\n/g, '; ')}`, 'bad message');
+  }
+  const m = parsed.output;
+  // Upstream assumes `shell` when the channel is missing.
+  const channel = m.channel ?? 'shell';
+  if (!isChannel(channel)) throw badRequest(`No such channel: ${String(channel)}`, 'bad channel');
+  return {
+    channel,
+    msg: {
+      header: m.header as MessageHeader,
+      parent_header: (m.parent_header ?? {}) as MessageHeader,
+      metadata: m.metadata ?? {},
+      content: m.content ?? {},
+      buffers,
+    },
+  };
+}
+
+/** Decodes a client frame of the JSON framing (text or binary with buffers). */
+export function decodeJsonFrame(data: string | Uint8Array, isBinary: boolean): ChannelMessage {
+  if (!isBinary) {
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw badRequest('WebSocket frame is not valid JSON', 'bad frame');
+    }
+    return toMessage(value, []);
+  }
+  const frame =
+    typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (frame.length < 8) throw badRequest('Binary WebSocket frame too short', 'bad frame');
+  const nbufs = frame.readUInt32BE(0);
+  if (nbufs < 1 || 4 * (nbufs + 1) > frame.length)
+    throw badRequest('Binary WebSocket frame has a bad offset count', 'bad frame');
+  const offsets: number[] = [];
+  for (let i = 0; i < nbufs; i++) offsets.push(frame.readUInt32BE(4 * (i + 1)));
+  offsets.push(frame.length);
+  for (let i = 0; i < nbufs; i++) {
+    const a = offsets[i] as number;
+    const b = offsets[i + 1] as number;
+    if (a < 4 * (nbufs + 1) || b < a || b > frame.length) {
+      throw badRequest('Binary WebSocket frame has bad offsets', 'bad frame');
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(frame.subarray(offsets[0], offsets[1]).toString('utf8'));
+  } catch {
+    throw badRequest('WebSocket frame is not valid JSON', 'bad frame');
+  }
+  const buffers: Uint8Array[] = [];
+  for (let i = 1; i < nbufs; i++) buffers.push(frame.subarray(offsets[i], offsets[i + 1]));
+  return toMessage(value, buffers);
+}
+
+const OPEN_CHANNEL: Record<Channel, Buffer> = {
+  shell: Buffer.from('{"channel":"shell","header":'),
+  control: Buffer.from('{"channel":"control","header":'),
+  stdin: Buffer.from('{"channel":"stdin","header":'),
+  iopub: Buffer.from('{"channel":"iopub","header":'),
+};
+const PARENT = Buffer.from(',"parent_header":');
+const METADATA = Buffer.from(',"metadata":');
+const CONTENT = Buffer.from(',"content":');
+const CLOSE_BUFFERS = Buffer.from(',"buffers":[]}');
+const CLOSE = Buffer.from('}');
+
+/**
+ * Encodes a message for the JSON framing by splicing its already-serialized JSON parts
+ * (no parse/stringify). Returns a string for a text frame, or a Buffer for the binary framing
+ * when the message has buffers.
+ */
+export function encodeJsonFrameRaw(channel: Channel, raw: RawMessage): string | Buffer {
+  const hasBuffers = raw.buffers.length > 0;
+  const json = Buffer.concat([
+    OPEN_CHANNEL[channel],
+    raw.header,
+    PARENT,
+    raw.parentHeader,
+    METADATA,
+    raw.metadata,
+    CONTENT,
+    raw.content,
+    hasBuffers ? CLOSE : CLOSE_BUFFERS,
+  ]);
+  if (!hasBuffers) return json.toString('utf8');
+  const nbufs = 1 + raw.buffers.length;
+  const head = Buffer.alloc(4 * (nbufs + 1));
+  head.writeUInt32BE(nbufs, 0);
+  let offset = head.length;
+  head.writeUInt32BE(offset, 4);
+  offset += json.length;
+  raw.buffers.forEach((b, i) => {
+    head.writeUInt32BE(offset, 4 * (i + 2));
+    offset += b.length;
+  });
+  return Buffer.concat([head, json, ...raw.buffers]);
+}
+
+/** Encodes a parsed message for the JSON framing. */
+export function encodeJsonFrame(channel: Channel, msg: JupyterMessage<unknown>): string | Buffer {
+  return encodeJsonFrameRaw(channel, toRaw(msg));
+}
