@@ -1,2 +1,3 @@
 export * from './errors.js';
 export * as protocol from './protocol/index.js';
+export * from './clusters/index.js';
