@@ -1,0 +1,138 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BenchContext } from './lib/context.js';
+import { killAllGroups, killProcessesMentioning } from './lib/processes.js';
+import { renderTable, writeResults } from './lib/report.js';
+import type { Scenario } from './lib/scenario.js';
+import { REPO_ROOT, removeTempDirs, tempDir } from './lib/workspace.js';
+import { SCENARIOS } from './scenarios/index.js';
+
+const USAGE = `usage: pnpm bench [--quick] [--no-jupyter] [scenario-or-group ...]
+
+groups:    ${[...new Set(SCENARIOS.map((s) => s.group))].join(', ')}
+scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
+
+--quick       smaller inputs and shorter runs (a smoke test of the harness, ~2 min)
+--no-jupyter  skip the jupyter_server / Notebook 6.4 comparison runs`;
+
+function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; selected: Scenario[] } {
+  let quick = false;
+  let jupyter = true;
+  const names: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--') continue;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--no-jupyter') jupyter = false;
+    else if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (arg.startsWith('-')) {
+      console.error(`unknown option ${arg}\n\n${USAGE}`);
+      process.exit(2);
+    } else names.push(arg);
+  }
+  const selected =
+    names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name) || names.includes(s.group));
+  const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n || s.group === n));
+  if (unknown.length > 0) {
+    console.error(`unknown scenario or group: ${unknown.join(', ')}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return { quick, jupyter, selected };
+}
+
+/** Kernelspecs only the bench uses (the flood kernel), visible to every server through JUPYTER_PATH. */
+function writeBenchKernelspecs(): string {
+  const dir = tempDir('jupyter-path-');
+  const floodDir = join(dir, 'kernels', 'bench-flood');
+  mkdirSync(floodDir, { recursive: true });
+  const kernelSpec = {
+    argv: [
+      process.execPath,
+      '--conditions=@nbserve/source',
+      '--import',
+      join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'),
+      join(REPO_ROOT, 'bench/fixtures/flood-kernel.ts'),
+      '{connection_file}',
+    ],
+    display_name: 'Bench flood kernel',
+    language: 'text',
+  };
+  writeFileSync(join(floodDir, 'kernel.json'), JSON.stringify(kernelSpec, null, 1));
+  return dir;
+}
+
+function cleanupEverything(): void {
+  killAllGroups();
+  // kernels started by servers live in their own groups; their connection files name our temp dirs
+  killProcessesMentioning('nbserve-bench-');
+  removeTempDirs();
+}
+
+async function main(): Promise<void> {
+  const { quick, jupyter, selected } = parseArgs(process.argv.slice(2));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      cleanupEverything();
+      process.exit(130);
+    });
+  }
+  const compareJupyter = jupyter && existsSync('/usr/bin/python3') && pythonHas('jupyter_server');
+  const ctx = new BenchContext(quick, compareJupyter, tempDir('root-'), writeBenchKernelspecs());
+  const started = performance.now();
+  console.log(
+    `nbserve bench: ${selected.map((s) => s.name).join(', ')}${quick ? ' (quick)' : ''}; ` +
+      `jupyter_server comparison ${compareJupyter ? 'on' : 'off'}`,
+  );
+  const errors: string[] = [];
+  for (const scenario of selected) {
+    ctx.scenario = scenario.name;
+    console.log(`\n== ${scenario.name}: ${scenario.title}`);
+    const t0 = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        scenario.run(ctx),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`over its budget of ${scenario.budgetMs / 1000} s`)),
+            scenario.budgetMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      errors.push(`${scenario.name}: ${message}`);
+      console.log(`  [${scenario.name}] ERROR: ${message}`);
+      killAllGroups();
+      killProcessesMentioning('nbserve-bench-');
+    } finally {
+      clearTimeout(timer);
+    }
+    console.log(`  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  const durationS = (performance.now() - started) / 1000;
+  console.log(`\n${renderTable(ctx.rows)}\n`);
+  for (const line of ctx.unavailable) console.log(`not available yet: ${line}`);
+  for (const line of errors) console.log(`error: ${line}`);
+  const file = writeResults(join(REPO_ROOT, 'bench/results'), {
+    command: `pnpm bench ${process.argv.slice(2).join(' ')}`.trim(),
+    quick,
+    rows: ctx.rows,
+    unavailable: [...ctx.unavailable, ...errors.map((e) => `error: ${e}`)],
+    durationS,
+  });
+  console.log(`\n${ctx.rows.length} figures in ${durationS.toFixed(0)} s -> ${file}`);
+  cleanupEverything();
+  process.exitCode = errors.length > 0 ? 1 : 0;
+}
+
+function pythonHas(module: string): boolean {
+  return existsSync(`/usr/lib/python3/dist-packages/${module}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  cleanupEverything();
+  process.exit(1);
+});
