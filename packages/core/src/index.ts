@@ -1,3 +1,4 @@
 export * from './errors.js';
 export * as protocol from './protocol/index.js';
 export * from './clusters/index.js';
+export * from './export/index.js';

@@ -1,0 +1,52 @@
+import { notFound } from '../errors.js';
+import { HtmlExporter } from './html-exporter.js';
+import { MarkdownExporter } from './markdown-exporter.js';
+import { detectNbconvert, type NbconvertOptions } from './nbconvert-exporter.js';
+import { parseExportNotebook } from './notebook.js';
+import { NotebookExporter } from './notebook-exporter.js';
+import { ScriptExporter } from './script-exporter.js';
+import type { Exporter, ExportResult } from './types.js';
+
+export interface ExportManagerOptions {
+  /** Extra exporters; they win over built-ins of the same format. */
+  exporters?: readonly Exporter[];
+  /** Delegate other formats to nbconvert when installed (default true); `false` disables. */
+  nbconvert?: NbconvertOptions | false;
+}
+
+/** The formats of `/api/nbconvert` and `/nbconvert/<format>`. Built-ins need no Python. */
+export class ExportManager {
+  private readonly builtIn: Map<string, Exporter>;
+  private readonly nbconvertOptions: NbconvertOptions | false;
+  private all: Promise<Map<string, Exporter>> | undefined;
+
+  constructor(options: ExportManagerOptions = {}) {
+    const exporters = [new ScriptExporter(), new MarkdownExporter(), new HtmlExporter(), new NotebookExporter()];
+    this.builtIn = new Map([...exporters, ...(options.exporters ?? [])].map((e) => [e.format, e]));
+    this.nbconvertOptions = options.nbconvert ?? {};
+  }
+
+  /** `{format: {output_mimetype}}`, as `GET /api/nbconvert` answers. */
+  async list(): Promise<Record<string, { output_mimetype: string }>> {
+    const all = await this.exporters();
+    const entries = [...all.values()].map((e) => [e.format, { output_mimetype: e.outputMimetype }] as const);
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+
+  /** Converts an nbformat 4 notebook (validated here) to `format`. `name` is the file stem. */
+  async export(format: string, notebook: unknown, name: string): Promise<ExportResult> {
+    const exporter = (await this.exporters()).get(format);
+    if (!exporter) throw notFound(`No exporter for format: ${format}`);
+    return exporter.export({ notebook: parseExportNotebook(notebook), name });
+  }
+
+  private exporters(): Promise<Map<string, Exporter>> {
+    this.all ??= (async () => {
+      const delegated = this.nbconvertOptions === false ? [] : await detectNbconvert(this.nbconvertOptions);
+      const map = new Map<string, Exporter>(delegated.map((e) => [e.format, e]));
+      for (const [format, exporter] of this.builtIn) map.set(format, exporter);
+      return map;
+    })();
+    return this.all;
+  }
+}

@@ -1,0 +1,12 @@
+export { ansiToHtml, applyCarriageReturns, stripAnsi } from './ansi.js';
+export { escapeHtml, neutralizeHtml } from './escape.js';
+export { ExportManager, type ExportManagerOptions } from './export-manager.js';
+export { EXPORT_HTML_CSP, HtmlExporter } from './html-exporter.js';
+export { MarkdownExporter } from './markdown-exporter.js';
+export { markdownToHtml } from './markdown-html.js';
+export { detectNbconvert, NbconvertExporter, type NbconvertOptions } from './nbconvert-exporter.js';
+export { type ExportNotebook, joinSource, parseExportNotebook } from './notebook.js';
+export { NotebookExporter } from './notebook-exporter.js';
+export { languageSyntax, ScriptExporter } from './script-exporter.js';
+export type { Exporter, ExportRequest, ExportResult } from './types.js';
+export { createZip, type ZipEntry } from './zip.js';
