@@ -1,0 +1,22 @@
+export { decodeBase64Strict, encodeBase64Lines } from './base64.js';
+export { CHECKPOINT_ID, type CheckpointStore } from './checkpoints.js';
+export { FileCheckpointStore } from './file-checkpoints.js';
+export { FileSystemStore } from './fs-store.js';
+export { DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
+export {
+  ContentsManager,
+  type ContentsManagerOptions,
+  type GetOptions,
+  type OpenedFile,
+  type SaveInput,
+  type SavePrecondition,
+  type SaveResult,
+} from './manager.js';
+export { MemoryCheckpointStore } from './memory-checkpoints.js';
+export { MemoryStore } from './memory-store.js';
+export { guessMimeType } from './mimetypes.js';
+export type { CheckpointModel, ContentFormat, ContentsModel, ContentType } from './model.js';
+export * from './nbformat/index.js';
+export { normalizeApiPath } from './paths.js';
+export type { ContentsStore, StoreEntry, StoreStat } from './store.js';
+export { isoTimestamp, parseTimestamp } from './timestamps.js';

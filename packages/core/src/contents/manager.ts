@@ -1,0 +1,523 @@
+import { createHash } from 'node:crypto';
+import { badRequest, NbserveError, notFound } from '../errors.js';
+import { decodeBase64Strict, encodeBase64Lines } from './base64.js';
+import type { CheckpointStore } from './checkpoints.js';
+import { FileCheckpointStore } from './file-checkpoints.js';
+import { compileGlobs, DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
+import { KeyedLock } from './keyed-lock.js';
+import { guessMimeType } from './mimetypes.js';
+import {
+  type CheckpointModel,
+  type ContentFormat,
+  type ContentsModel,
+  type ContentType,
+  HASH_ALGORITHM,
+} from './model.js';
+import { incrementName, stripCopySuffix } from './naming.js';
+import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
+import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
+import type { ContentsStore, StoreStat } from './store.js';
+import { isoTimestamp, parseTimestamp } from './timestamps.js';
+
+export interface ContentsManagerOptions {
+  store: ContentsStore;
+  /** Default: Jupyter's `.ipynb_checkpoints` layout inside the same store. */
+  checkpoints?: CheckpointStore;
+  /** Serve, list and write dot-files. Default false. */
+  allowHidden?: boolean;
+  /** fnmatch globs of names left out of listings (still readable by path). */
+  hideGlobs?: readonly string[];
+  untitledNotebook?: string;
+  untitledFile?: string;
+  untitledDirectory?: string;
+  /** Largest directory tree `copy` duplicates, in bytes. Default 500 MB, as jupyter_server. */
+  maxCopyFolderBytes?: number;
+}
+
+export interface GetOptions {
+  /** Force the interpretation (`type=file` on a notebook returns its raw text). */
+  type?: ContentType;
+  format?: 'text' | 'base64';
+  /** Default true. */
+  content?: boolean;
+  /** Add `hash`/`hash_algorithm` (sha256 of the stored bytes). Default false. */
+  hash?: boolean;
+}
+
+/** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */
+export interface SaveInput {
+  type?: string;
+  format?: string | null;
+  content?: unknown;
+  /** Chunked upload: 1 = first chunk (truncate), 2.. = append, -1 = last chunk. */
+  chunk?: number;
+}
+
+/**
+ * Save-conflict protection beyond Jupyter: the save only happens when the stored file still is
+ * what the client last saw. Either field may be given; a mismatch is a 409 and nothing is written.
+ */
+export interface SavePrecondition {
+  /** sha256 hex of the stored bytes (HTTP `If-Match`). */
+  hash?: string;
+  /** ISO (microseconds honoured) or RFC 1123 time (HTTP `If-Unmodified-Since`). */
+  lastModified?: string;
+}
+
+export interface SaveResult {
+  model: ContentsModel;
+  /** True when nothing existed at the path before (PUT answers 201 instead of 200). */
+  created: boolean;
+}
+
+export interface OpenedFile {
+  name: string;
+  path: string;
+  size: number;
+  lastModifiedMs: number;
+  mimetype: string | null;
+  stream: ReadableStream<Uint8Array>;
+}
+
+const CHECKPOINT_DIR = '.ipynb_checkpoints';
+const TYPES: ReadonlySet<string> = new Set(['directory', 'notebook', 'file']);
+const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
+
+/**
+ * Jupyter contents semantics (reference §3) over a ContentsStore: models, formats, hashes, untitled
+ * and copy naming, rename/delete rules, hidden files, notebooks validated as nbformat v4, checkpoints.
+ */
+export class ContentsManager {
+  readonly store: ContentsStore;
+  readonly checkpoints: CheckpointStore;
+  readonly allowHidden: boolean;
+  readonly #hidden: (name: string) => boolean;
+  readonly #untitled: { notebook: string; file: string; directory: string };
+  readonly #maxCopyBytes: number;
+  readonly #locks = new KeyedLock();
+
+  constructor(options: ContentsManagerOptions) {
+    this.store = options.store;
+    this.checkpoints = options.checkpoints ?? new FileCheckpointStore(options.store);
+    this.allowHidden = options.allowHidden ?? false;
+    this.#hidden = compileGlobs(options.hideGlobs ?? DEFAULT_HIDE_GLOBS);
+    this.#untitled = {
+      notebook: options.untitledNotebook ?? 'Untitled',
+      file: options.untitledFile ?? 'untitled',
+      directory: options.untitledDirectory ?? 'Untitled Folder',
+    };
+    for (const base of Object.values(this.#untitled)) {
+      if (!isValidName(base)) throw badRequest(`Invalid untitled base name: ${JSON.stringify(base)}`);
+    }
+    this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
+  }
+
+  /** True when the path is hidden and hidden files are not allowed. */
+  isHidden(path: string): boolean {
+    return !this.allowHidden && isHiddenPath(path);
+  }
+
+  async exists(rawPath: string): Promise<boolean> {
+    const path = normalizeApiPath(rawPath);
+    return !this.isHidden(path) && (await this.store.stat(path)) !== null;
+  }
+
+  // --- read ---------------------------------------------------------------------------------
+
+  async get(rawPath: string, options: GetOptions = {}): Promise<ContentsModel> {
+    const path = normalizeApiPath(rawPath);
+    const stat = await this.#visibleStat(path);
+    const wantContent = options.content ?? true;
+    if (stat.kind === 'directory') {
+      if (options.type && options.type !== 'directory') {
+        throw badRequest(`${path} is a directory, not a ${options.type}`, 'bad type');
+      }
+      return this.#directoryModel(path, stat, wantContent);
+    }
+    if (options.type === 'directory') throw badRequest(`${path} is not a directory`, 'bad type');
+    const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
+    if (type === 'notebook') return this.#notebookModel(path, stat, wantContent, options.hash ?? false);
+    return this.#fileModel(path, stat, wantContent, options.format, options.hash ?? false);
+  }
+
+  /** Raw bytes of a file as a stream, for `/files/`: hidden and missing paths are 404 alike. */
+  async openFile(rawPath: string): Promise<OpenedFile> {
+    const path = normalizeApiPath(rawPath);
+    const stat = await this.#visibleStat(path);
+    if (stat.kind !== 'file') throw notFound(`File does not exist: ${path}`);
+    const opened = await this.store.readStream(path);
+    const name = baseName(path);
+    return {
+      name,
+      path,
+      size: opened.stat.size,
+      lastModifiedMs: opened.stat.mtimeMs,
+      mimetype: guessMimeType(name),
+      stream: opened.stream,
+    };
+  }
+
+  // --- write --------------------------------------------------------------------------------
+
+  async save(rawPath: string, input: SaveInput, precondition: SavePrecondition = {}): Promise<SaveResult> {
+    const path = normalizeApiPath(rawPath);
+    if (path === '') throw badRequest('Cannot save over the root directory');
+    if (this.isHidden(path)) throw badRequest(`Cannot create file or directory '${path}'`);
+    if (input.type === undefined) throw badRequest('No file type provided');
+    if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
+    const type = input.type as ContentType;
+    if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
+
+    return this.#locks.run(path, async () => {
+      const existing = await this.store.stat(path);
+      await this.#checkPrecondition(path, existing, precondition);
+      if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
+      if (type === 'directory') {
+        if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
+        if (existing === null) await this.store.mkdir(path);
+        return { model: await this.get(path, { content: false }), created: existing === null };
+      }
+      if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
+      let bytes: Uint8Array;
+      let message: string | null = null;
+      if (type === 'notebook') {
+        const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
+        bytes = serializeNotebook(parsed.notebook);
+        message = parsed.validationMessage;
+      } else {
+        bytes = encodeFileContent(path, input.content, input.format);
+      }
+      await this.store.write(path, bytes);
+      // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
+      if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
+        await this.checkpoints.create(path);
+      }
+      const model = await this.get(path, { content: false, type });
+      model.hash = sha256(bytes);
+      model.hash_algorithm = HASH_ALGORITHM;
+      if (message !== null) model.message = message;
+      return { model, created: existing === null };
+    });
+  }
+
+  async #saveChunk(path: string, type: ContentType, input: SaveInput, existing: StoreStat | null): Promise<SaveResult> {
+    const chunk = input.chunk as number;
+    if (type !== 'file') throw badRequest(`File type "${type}" is not supported for large file transfer`, 'bad type');
+    if (!Number.isInteger(chunk) || (chunk < 1 && chunk !== -1)) throw badRequest(`Invalid chunk: ${chunk}`);
+    if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
+    const bytes = encodeFileContent(path, input.content, input.format);
+    if (chunk === 1) await this.store.write(path, bytes);
+    else await this.store.append(path, bytes);
+    return { model: await this.get(path, { content: false, type: 'file' }), created: existing === null };
+  }
+
+  async #checkPrecondition(path: string, existing: StoreStat | null, expected: SavePrecondition): Promise<void> {
+    if (expected.hash === undefined && expected.lastModified === undefined) return;
+    const changed = () =>
+      new NbserveError('conflict', `File changed on disk since it was loaded: ${path}`, { reason: 'changed on disk' });
+    if (existing?.kind !== 'file') throw changed();
+    if (expected.lastModified !== undefined) {
+      const expectedMs = parseTimestamp(expected.lastModified);
+      if (expectedMs === null) throw badRequest(`Invalid timestamp: ${expected.lastModified}`);
+      // Compare at the precision the client sent: seconds for RFC 1123, microseconds for ISO.
+      const precise = /\.\d/.test(expected.lastModified);
+      const actual = precise ? Math.floor(existing.mtimeMs * 1000) : Math.floor(existing.mtimeMs / 1000) * 1_000_000;
+      if (actual > Math.floor(expectedMs * 1000)) throw changed();
+    }
+    if (expected.hash !== undefined) {
+      const want = expected.hash.trim().replace(/^W\//, '').replace(/^"|"$/g, '').toLowerCase();
+      if (want !== '*' && sha256(await this.store.read(path)) !== want) throw changed();
+    }
+  }
+
+  /** POST to a directory: a new untitled notebook, file or folder, named as Jupyter names them. */
+  async newUntitled(rawDir: string, options: { type?: string; ext?: string } = {}): Promise<ContentsModel> {
+    const dir = normalizeApiPath(rawDir);
+    if (this.isHidden(dir)) throw badRequest(`Cannot create file or directory '${dir}'`);
+    await this.#requireDirectory(dir);
+    let ext = options.ext ?? '';
+    const type = options.type || (ext === '.ipynb' ? 'notebook' : 'file');
+    let base: string;
+    let insert = '';
+    if (type === 'directory') {
+      base = this.#untitled.directory;
+      insert = ' ';
+      ext = '';
+    } else if (type === 'notebook') {
+      base = this.#untitled.notebook;
+      ext = '.ipynb';
+    } else if (type === 'file') {
+      base = this.#untitled.file;
+    } else {
+      throw badRequest(`Unexpected model type: '${type}'`, 'bad type');
+    }
+    if (!isValidName(base + ext)) throw badRequest(`Invalid extension: ${JSON.stringify(ext)}`, 'bad name');
+    return this.#locks.run(`dir:${dir}`, async () => {
+      const name = await incrementName(base + ext, insert, (n) => this.#occupied(joinPath(dir, n)));
+      const path = joinPath(dir, name);
+      if (type === 'directory') await this.store.mkdir(path);
+      else if (type === 'notebook') await this.save(path, { type, content: newNotebook() });
+      else await this.store.write(path, new Uint8Array());
+      return this.get(path, { content: false });
+    });
+  }
+
+  /**
+   * Copies a file or directory. Into an existing directory the name is incremented with `-Copy`
+   * (after stripping an existing `-CopyN`); to a free path the copy lands exactly there.
+   */
+  async copy(rawFrom: string, rawTo: string): Promise<ContentsModel> {
+    const from = normalizeApiPath(rawFrom);
+    const to = normalizeApiPath(rawTo);
+    for (const p of [from, to]) if (this.isHidden(p)) throw badRequest(`Cannot copy file or directory '${p}'`);
+    if (from === '') throw badRequest('Cannot copy the root directory');
+    const source = await this.store.stat(from);
+    if (source === null) throw notFound(`File or directory does not exist: ${from}`);
+    return this.#locks.run(`dir:${to}`, async () => {
+      const target = await this.store.stat(to);
+      let path: string;
+      if (target?.kind === 'directory') {
+        const name = source.kind === 'directory' ? baseName(from) : stripCopySuffix(baseName(from));
+        path = joinPath(to, await incrementName(name, '-Copy', (n) => this.#occupied(joinPath(to, n))));
+      } else if (target === null) {
+        const parent = await this.store.stat(parentPath(to));
+        if (parent?.kind !== 'directory') throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
+        path = to;
+      } else {
+        throw new NbserveError('conflict', `File already exists: ${to}`);
+      }
+      if (source.kind === 'directory') {
+        if (path.startsWith(`${from}/`)) throw badRequest(`Cannot copy ${from} into itself`);
+        await this.#checkCopySize(from);
+        await this.#copyTree(from, path);
+      } else {
+        await this.store.write(path, await this.store.read(from));
+        if (path.endsWith('.ipynb') && (await this.checkpoints.list(path)).length === 0) {
+          await this.checkpoints.create(path);
+        }
+      }
+      return this.get(path, { content: false });
+    });
+  }
+
+  async rename(rawFrom: string, rawTo: string): Promise<ContentsModel> {
+    const from = normalizeApiPath(rawFrom);
+    const to = normalizeApiPath(rawTo);
+    for (const p of [from, to]) if (this.isHidden(p)) throw badRequest(`Cannot rename file or directory '${p}'`);
+    if (from === '' || to === '') throw badRequest('Cannot rename the root directory');
+    if (from === to) return this.get(to, { content: false });
+    if ((await this.store.stat(from)) === null) throw notFound(`File or directory does not exist: ${from}`);
+    if ((await this.store.stat(to)) !== null) throw new NbserveError('conflict', `File already exists: ${to}`);
+    if (to.startsWith(`${from}/`)) throw badRequest(`Cannot move ${from} into itself`);
+    if ((await this.store.stat(parentPath(to)))?.kind !== 'directory') {
+      throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
+    }
+    await this.store.rename(from, to);
+    await this.checkpoints.renameAll(from, to);
+    return this.get(to, { content: false });
+  }
+
+  /** Deletes a file, or a directory that is empty apart from leftover checkpoints (no trash here). */
+  async delete(rawPath: string): Promise<void> {
+    const path = normalizeApiPath(rawPath);
+    if (path === '') throw badRequest('Cannot delete the root directory');
+    if (this.isHidden(path)) throw badRequest(`Cannot delete file or directory '${path}'`);
+    const stat = await this.store.stat(path);
+    if (stat === null) throw notFound(`File or directory does not exist: ${path}`);
+    if (stat.kind === 'directory') {
+      const entries = await this.store.list(path);
+      if (entries.some((entry) => entry.name !== CHECKPOINT_DIR)) throw badRequest(`Directory ${path} not empty`);
+    }
+    await this.store.remove(path);
+    await this.checkpoints.deleteAll(path);
+  }
+
+  // --- checkpoints --------------------------------------------------------------------------
+
+  async createCheckpoint(rawPath: string): Promise<CheckpointModel> {
+    const path = await this.#checkpointable(rawPath);
+    return this.#locks.run(path, () => this.checkpoints.create(path));
+  }
+
+  async listCheckpoints(rawPath: string): Promise<CheckpointModel[]> {
+    return this.checkpoints.list(await this.#checkpointable(rawPath));
+  }
+
+  async restoreCheckpoint(rawPath: string, id: string): Promise<void> {
+    const path = await this.#checkpointable(rawPath);
+    await this.#locks.run(path, () => this.checkpoints.restore(path, id));
+  }
+
+  async deleteCheckpoint(rawPath: string, id: string): Promise<void> {
+    await this.checkpoints.delete(await this.#checkpointable(rawPath), id);
+  }
+
+  async #checkpointable(rawPath: string): Promise<string> {
+    const path = normalizeApiPath(rawPath);
+    const stat = await this.#visibleStat(path);
+    if (stat.kind !== 'file') throw badRequest(`${path} is a directory, checkpoints are kept for files`, 'bad type');
+    return path;
+  }
+
+  // --- models -------------------------------------------------------------------------------
+
+  async #visibleStat(path: string): Promise<StoreStat> {
+    const stat = this.isHidden(path) ? null : await this.store.stat(path);
+    if (stat === null) throw notFound(`file or directory does not exist: '${path}'`);
+    return stat;
+  }
+
+  async #requireDirectory(dir: string): Promise<void> {
+    const stat = await this.store.stat(dir);
+    if (stat?.kind === 'file') throw badRequest('Cannot POST to files, use PUT instead.');
+    if (stat === null) throw notFound(`No such directory: ${dir}`);
+  }
+
+  async #occupied(path: string): Promise<boolean> {
+    return (await this.store.stat(path)) !== null;
+  }
+
+  #baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
+    return {
+      name: baseName(path),
+      path,
+      type,
+      writable: stat.writable,
+      created: isoTimestamp(stat.createdMs),
+      last_modified: isoTimestamp(stat.mtimeMs),
+      size: type === 'directory' ? null : stat.size,
+      mimetype: null,
+      content: null,
+      format: null,
+      hash: null,
+      hash_algorithm: null,
+    };
+  }
+
+  async #directoryModel(path: string, stat: StoreStat, wantContent: boolean): Promise<ContentsModel> {
+    const model = this.#baseModel(path, stat, 'directory');
+    if (!wantContent) return model;
+    const children: ContentsModel[] = [];
+    for (const entry of await this.store.list(path)) {
+      if (!this.allowHidden && entry.name.startsWith('.')) continue;
+      if (this.#hidden(entry.name)) continue;
+      const type: ContentType =
+        entry.stat.kind === 'directory' ? 'directory' : entry.name.endsWith('.ipynb') ? 'notebook' : 'file';
+      const child = this.#baseModel(joinPath(path, entry.name), entry.stat, type);
+      if (type === 'file') child.mimetype = guessMimeType(entry.name);
+      children.push(child);
+    }
+    // Directories, then notebooks, then files, each case-insensitively by name (IPython 3 order).
+    const keyed = children.map((child) => ({ child, key: child.name.toLowerCase() }));
+    keyed.sort(
+      (a, b) => DIR_ORDER[a.child.type] - DIR_ORDER[b.child.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
+    model.content = keyed.map((k) => k.child);
+    model.format = 'json';
+    return model;
+  }
+
+  async #notebookModel(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
+    const model = this.#baseModel(path, stat, 'notebook');
+    if (!wantContent && !wantHash) return model;
+    const bytes = await this.store.read(path);
+    model.size = bytes.byteLength;
+    if (wantContent) {
+      const parsed = readNotebook(bytes, path);
+      model.content = parsed.notebook;
+      model.format = 'json';
+      if (parsed.validationMessage !== null) model.message = parsed.validationMessage;
+    }
+    if (wantHash) setHash(model, bytes);
+    return model;
+  }
+
+  async #fileModel(
+    path: string,
+    stat: StoreStat,
+    wantContent: boolean,
+    format: GetOptions['format'],
+    wantHash: boolean,
+  ): Promise<ContentsModel> {
+    const model = this.#baseModel(path, stat, 'file');
+    model.mimetype = guessMimeType(model.name);
+    if (!wantContent && !wantHash) return model;
+    const bytes = await this.store.read(path);
+    model.size = bytes.byteLength;
+    if (wantContent) {
+      const { content, format: used } = decodeFileContent(path, bytes, format);
+      model.content = content;
+      model.format = used;
+      model.mimetype ??= used === 'text' ? 'text/plain' : 'application/octet-stream';
+    }
+    if (wantHash) setHash(model, bytes);
+    return model;
+  }
+
+  // --- directory copy -----------------------------------------------------------------------
+
+  async #checkCopySize(from: string): Promise<void> {
+    let total = 0;
+    const walk = async (dir: string): Promise<void> => {
+      const entries = await this.store.list(dir);
+      for (const entry of entries) {
+        if (entry.stat.kind === 'file') total += entry.stat.size;
+        if (total > this.#maxCopyBytes) return;
+      }
+      await Promise.all(entries.filter((e) => e.stat.kind === 'directory').map((e) => walk(joinPath(dir, e.name))));
+    };
+    await walk(from);
+    if (total > this.#maxCopyBytes) {
+      const limitMb = Math.round(this.#maxCopyBytes / (1024 * 1024));
+      throw badRequest(`Can't copy folders larger than ${limitMb}MB, "${from}" is larger`);
+    }
+  }
+
+  async #copyTree(from: string, to: string): Promise<void> {
+    await this.store.mkdir(to);
+    for (const entry of await this.store.list(from)) {
+      const source = joinPath(from, entry.name);
+      const target = joinPath(to, entry.name);
+      if (entry.stat.kind === 'directory') await this.#copyTree(source, target);
+      else await this.store.write(target, await this.store.read(source));
+    }
+  }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function setHash(model: ContentsModel, bytes: Uint8Array): void {
+  model.hash = sha256(bytes);
+  model.hash_algorithm = HASH_ALGORITHM;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeFileContent(
+  path: string,
+  bytes: Uint8Array,
+  format: GetOptions['format'],
+): { content: string; format: ContentFormat } {
+  if (format === 'base64') return { content: encodeBase64Lines(bytes), format: 'base64' };
+  try {
+    return { content: utf8.decode(bytes), format: 'text' };
+  } catch {
+    if (format === 'text') throw badRequest(`${path} is not UTF-8 encoded`, 'bad format');
+    return { content: encodeBase64Lines(bytes), format: 'base64' };
+  }
+}
+
+function encodeFileContent(path: string, content: unknown, format: string | null | undefined): Uint8Array {
+  if (format !== 'text' && format !== 'base64') {
+    throw badRequest("Must specify format of file contents as 'text' or 'base64'", 'bad format');
+  }
+  if (typeof content !== 'string') {
+    throw badRequest(`Encoding error saving ${path}: content must be a string for format '${format}'`, 'bad format');
+  }
+  if (format === 'text') return new TextEncoder().encode(content);
+  const bytes = decodeBase64Strict(content);
+  if (bytes === null) throw badRequest(`Encoding error saving ${path}: invalid base64`, 'bad format');
+  return bytes;
+}

@@ -1,0 +1,27 @@
+/** The Jupyter contents model (reference §3.1) and its parts, shared by the manager and its callers. */
+export type ContentType = 'directory' | 'notebook' | 'file';
+export type ContentFormat = 'json' | 'text' | 'base64';
+
+export interface ContentsModel {
+  name: string;
+  path: string;
+  type: ContentType;
+  writable: boolean;
+  created: string;
+  last_modified: string;
+  size: number | null;
+  mimetype: string | null;
+  content: unknown;
+  format: ContentFormat | null;
+  hash: string | null;
+  hash_algorithm: string | null;
+  /** Only present when nbformat validation of a notebook failed on save or read. */
+  message?: string;
+}
+
+export interface CheckpointModel {
+  id: string;
+  last_modified: string;
+}
+
+export const HASH_ALGORITHM = 'sha256';
