@@ -2,3 +2,4 @@ export * from './errors.js';
 export * as protocol from './protocol/index.js';
 export * from './clusters/index.js';
 export * from './export/index.js';
+export * from './contents/index.js';
