@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BenchContext } from './lib/context.js';
 import { killAllGroups, killProcessesMentioning } from './lib/processes.js';
 import { renderTable, writeResults } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
 import { REPO_ROOT, removeTempDirs, tempDir } from './lib/workspace.js';
 import { SCENARIOS } from './scenarios/index.js';
+import { FLOOD_KERNEL } from './scenarios/iopub.js';
 
 const USAGE = `usage: pnpm bench [--quick] [--no-jupyter] [scenario-or-group ...]
 
@@ -41,24 +43,21 @@ function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; selected
   return { quick, jupyter, selected };
 }
 
-/** Kernelspecs only the bench uses (the flood kernel), visible to every server through JUPYTER_PATH. */
-function writeBenchKernelspecs(): string {
+const FLOOD_FIXTURE = join(REPO_ROOT, 'packages/core/test/fixtures/flood-kernelspec.ts');
+
+/**
+ * Kernelspecs only the bench uses, visible to every server through JUPYTER_PATH: the kernels
+ * engineer's Node flood kernel (a test fixture), when it exists in this tree.
+ */
+async function writeBenchKernelspecs(): Promise<string> {
   const dir = tempDir('jupyter-path-');
-  const floodDir = join(dir, 'kernels', 'bench-flood');
-  mkdirSync(floodDir, { recursive: true });
-  const kernelSpec = {
-    argv: [
-      process.execPath,
-      '--conditions=@nbserve/source',
-      '--import',
-      join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'),
-      join(REPO_ROOT, 'bench/fixtures/flood-kernel.ts'),
-      '{connection_file}',
-    ],
-    display_name: 'Bench flood kernel',
-    language: 'text',
-  };
-  writeFileSync(join(floodDir, 'kernel.json'), JSON.stringify(kernelSpec, null, 1));
+  mkdirSync(join(dir, 'kernels'), { recursive: true });
+  if (existsSync(FLOOD_FIXTURE)) {
+    const fixture = (await import(pathToFileURL(FLOOD_FIXTURE).href)) as {
+      writeFloodKernelSpec(kernelsDir: string, name: string): Promise<string>;
+    };
+    await fixture.writeFloodKernelSpec(join(dir, 'kernels'), FLOOD_KERNEL);
+  }
   return dir;
 }
 
@@ -78,7 +77,7 @@ async function main(): Promise<void> {
     });
   }
   const compareJupyter = jupyter && existsSync('/usr/bin/python3') && pythonHas('jupyter_server');
-  const ctx = new BenchContext(quick, compareJupyter, tempDir('root-'), writeBenchKernelspecs());
+  const ctx = new BenchContext(quick, compareJupyter, tempDir('root-'), await writeBenchKernelspecs());
   const started = performance.now();
   console.log(
     `nbserve bench: ${selected.map((s) => s.name).join(', ')}${quick ? ' (quick)' : ''}; ` +

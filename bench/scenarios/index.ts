@@ -1,6 +1,19 @@
 import type { Scenario } from '../lib/scenario.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
+import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
+import { executeScenario, kernelStartScenario, manyKernelsScenario } from './kernels.js';
 import { startScenario } from './start.js';
 
 /** Every scenario, in the order a full run executes them. */
-export const SCENARIOS: Scenario[] = [startScenario, listingScenario, concurrencyScenario, bigNotebookScenario];
+export const SCENARIOS: Scenario[] = [
+  startScenario,
+  listingScenario,
+  concurrencyScenario,
+  bigNotebookScenario,
+  kernelStartScenario,
+  executeScenario,
+  iopubScenario,
+  fanoutScenario,
+  floodScenario,
+  manyKernelsScenario,
+];

@@ -1,0 +1,97 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FeatureMissing } from './context.js';
+import type { ApiClient } from './http-client.js';
+import { type Spawned, spawnGroup, stopGroup } from './processes.js';
+import type { ServerHandle } from './servers.js';
+import { tempDir } from './workspace.js';
+import { type ConnectionInfo, ZmqKernelClient } from './zmq-client.js';
+
+export interface KernelModel {
+  id: string;
+  name: string;
+  execution_state?: string;
+}
+
+/** `POST /api/kernels`; a server without the route yet is "not available". */
+export async function startKernel(api: ApiClient, name: string): Promise<KernelModel> {
+  const res = await api.request('POST', '/api/kernels', { name });
+  if (res.status === 404 || res.status === 405) throw new FeatureMissing(`POST /api/kernels -> ${res.status}`);
+  if (res.status !== 201 && res.status !== 200) {
+    throw new Error(`POST /api/kernels {name: ${name}} -> ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
+  }
+  return JSON.parse(res.body.toString('utf8')) as KernelModel;
+}
+
+export async function deleteKernel(api: ApiClient, id: string): Promise<void> {
+  const res = await api.request('DELETE', `/api/kernels/${id}`);
+  if (res.status !== 204 && res.status !== 200) throw new Error(`DELETE /api/kernels/${id} -> ${res.status}`);
+}
+
+async function readConnectionFile(path: string, timeoutMs: number, isDead?: () => boolean): Promise<ConnectionInfo> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (isDead?.()) throw new Error('kernel exited before writing its connection file');
+    if (existsSync(path)) {
+      try {
+        const info = JSON.parse(readFileSync(path, 'utf8')) as ConnectionInfo;
+        if (info.shell_port > 0 && info.iopub_port > 0) return info;
+      } catch {
+        // half-written; try again
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`no connection file at ${path} within ${timeoutMs} ms`);
+}
+
+/** The connection file the server wrote for kernel `id`, so the floor client can attach to the same kernel. */
+export async function serverKernelConnection(server: ServerHandle, id: string): Promise<ConnectionInfo> {
+  return await readConnectionFile(join(server.runtimeDir, `kernel-${id}.json`), 10_000);
+}
+
+export function kernelspecArgv(name: string, jupyterPath: string): string[] {
+  for (const base of [join(jupyterPath, 'kernels'), '/usr/local/share/jupyter/kernels', '/usr/share/jupyter/kernels']) {
+    const file = join(base, name, 'kernel.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { argv: string[] }).argv;
+  }
+  throw new FeatureMissing(`no kernelspec ${name}`);
+}
+
+export interface DirectKernel {
+  client: ZmqKernelClient;
+  process: Spawned;
+  info: ConnectionInfo;
+  stop(): Promise<void>;
+}
+
+/**
+ * Launches a kernel with no server at all -- the floor. Like the servers, it passes a connection
+ * file path that does not exist yet and lets the kernel choose its own ports.
+ */
+export async function launchDirect(argvTemplate: string[]): Promise<DirectKernel> {
+  const dir = tempDir('direct-');
+  const connectionFile = join(dir, 'kernel.json');
+  const argv = argvTemplate.map((a) => a.replaceAll('{connection_file}', connectionFile));
+  const proc = spawnGroup(argv[0] as string, argv.slice(1), {
+    cwd: dir,
+    env: { ...process.env, JPY_PARENT_PID: String(process.pid), IPYTHONDIR: join(dir, 'ipython') },
+  });
+  const stop = () => stopGroup(proc, 2000);
+  try {
+    const info = await readConnectionFile(connectionFile, 60_000, () => proc.exited());
+    const client = await ZmqKernelClient.connect(info);
+    return {
+      client,
+      process: proc,
+      info,
+      stop: async () => {
+        client.close();
+        await stop();
+      },
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,230 @@
+import type { BenchContext } from '../lib/context.js';
+import { ApiClient } from '../lib/http-client.js';
+import { executeToIdle } from '../lib/kernel-client.js';
+import { deleteKernel, kernelspecArgv, launchDirect, serverKernelConnection, startKernel } from '../lib/kernels.js';
+import { rss } from '../lib/processes.js';
+import type { Subject } from '../lib/report.js';
+import type { Scenario } from '../lib/scenario.js';
+import type { ServerHandle } from '../lib/servers.js';
+import { median, percentile } from '../lib/stats.js';
+import { WsKernelClient } from '../lib/ws-client.js';
+import { ZmqKernelClient } from '../lib/zmq-client.js';
+
+const MB = 1e6;
+
+/** A kernel started through the server's REST API and ready on its channels WebSocket. */
+export async function openServerKernel(server: ServerHandle, api: ApiClient, name: string) {
+  const model = await startKernel(api, name);
+  const ws = await WsKernelClient.connect(server.origin, server.token, model.id);
+  await ws.kernelInfo();
+  return {
+    id: model.id,
+    ws,
+    close: async () => {
+      ws.close();
+      await deleteKernel(api, model.id);
+    },
+  };
+}
+
+async function floorStart(ctx: BenchContext, runs: number): Promise<number[]> {
+  const argv = kernelspecArgv('python3', ctx.jupyterPath);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const kernel = await launchDirect(argv);
+    try {
+      await kernel.client.kernelInfo();
+      times.push(performance.now() - t0);
+    } finally {
+      await kernel.stop();
+    }
+  }
+  return times;
+}
+
+/** POST /api/kernels, open the channels WebSocket, until the first kernel_info_reply. */
+export const kernelStartScenario: Scenario = {
+  name: 'kernel-start',
+  group: 'kernels',
+  title: 'kernel (ipykernel) start to first kernel_info_reply',
+  budgetMs: 240_000,
+  async run(ctx) {
+    const runs = ctx.size(5, 2);
+    const values: Partial<Record<Subject, number>> = {};
+    const floor = await floorStart(ctx, runs);
+    values.floor = median(floor);
+    ctx.log(`floor (spawn ipykernel + ZMQ kernel_info): ${floor.map((t) => t.toFixed(0)).join(', ')} ms`);
+    for (const kind of ctx.serverKinds()) {
+      const times = await ctx.withServer(kind, async (server) => {
+        const api = new ApiClient(server.origin, server.token);
+        const samples: number[] = [];
+        try {
+          for (let i = 0; i < runs; i++) {
+            const t0 = performance.now();
+            const kernel = await openServerKernel(server, api, 'python3');
+            samples.push(performance.now() - t0);
+            await kernel.close();
+          }
+        } finally {
+          api.close();
+        }
+        return samples;
+      });
+      if (!times) continue;
+      values[kind] = median(times);
+      ctx.log(`${kind}: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
+    }
+    ctx.record({
+      metric: `start to kernel_info_reply (median of ${runs})`,
+      unit: 'ms',
+      values,
+      targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<', bound: 1, text: 'faster than jupyter_server' }],
+      notes: ['floor: spawn ipykernel directly and ask kernel_info over ZMQ'],
+    });
+  },
+};
+
+/** `pass` executed back to back through the WebSocket, interleaved with a ZMQ client on the same kernel. */
+export const executeScenario: Scenario = {
+  name: 'execute',
+  group: 'kernels',
+  title: 'execute_request round trip for `pass` (WebSocket vs direct ZMQ on the same kernel)',
+  budgetMs: 240_000,
+  async run(ctx) {
+    const rounds = ctx.size(4, 2);
+    const perRound = ctx.size(100, 25);
+    const med: Partial<Record<Subject, number>> = {};
+    const p99: Partial<Record<Subject, number>> = {};
+    const notes: string[] = [];
+    for (const kind of ctx.serverKinds()) {
+      const result = await ctx.withServer(kind, async (server) => {
+        const api = new ApiClient(server.origin, server.token);
+        const kernel = await openServerKernel(server, api, 'python3');
+        const floor = await ZmqKernelClient.connect(await serverKernelConnection(server, kernel.id));
+        try {
+          await floor.kernelInfo();
+          for (let i = 0; i < 20; i++) {
+            await executeToIdle(kernel.ws, 'pass');
+            await executeToIdle(floor, 'pass');
+          }
+          const viaServer: number[] = [];
+          const direct: number[] = [];
+          for (let r = 0; r < rounds; r++) {
+            for (let i = 0; i < perRound; i++) viaServer.push((await executeToIdle(kernel.ws, 'pass')).ms);
+            for (let i = 0; i < perRound; i++) direct.push((await executeToIdle(floor, 'pass')).ms);
+          }
+          return { viaServer, direct, protocol: kernel.ws.protocol || 'json' };
+        } finally {
+          floor.close();
+          await kernel.close();
+          api.close();
+        }
+      });
+      if (!result) continue;
+      med[kind] = median(result.viaServer);
+      p99[kind] = percentile(result.viaServer, 99);
+      const floorMedian = median(result.direct);
+      // the floor row shows the floor on nbserve's own kernel; jupyter_server's is in the notes
+      if (med.floor === undefined) {
+        med.floor = floorMedian;
+        p99.floor = percentile(result.direct, 99);
+      }
+      notes.push(
+        `${kind} (${result.protocol}): ${(med[kind] ?? 0).toFixed(2)} ms vs ${floorMedian.toFixed(2)} ms direct on the same kernel = ${((med[kind] ?? 0) / floorMedian).toFixed(2)}x`,
+      );
+      ctx.log(notes[notes.length - 1] as string);
+    }
+    ctx.record({
+      metric: `execute \`pass\` round trip, median of ${rounds * perRound}`,
+      unit: 'ms',
+      values: med,
+      targets: [
+        { kind: 'ratio', against: 'floor', op: '<=', bound: 1.15, text: '≤1.15x floor' },
+        { kind: 'ratio', against: 'jupyter_server', op: '<', bound: 1, text: 'faster than jupyter_server' },
+      ],
+      notes,
+    });
+    ctx.record({ metric: 'execute `pass` round trip, p99', unit: 'ms', values: p99 });
+  },
+};
+
+/** 20 kernels requested at once (ready = kernel_info over WS), then 20 DELETEs at once; RSS per kernel. */
+export const manyKernelsScenario: Scenario = {
+  name: 'many-kernels',
+  group: 'kernels',
+  title: '20 kernels started at once then deleted at once; server memory per idle kernel',
+  budgetMs: 300_000,
+  async run(ctx) {
+    const count = ctx.size(20, 5);
+    const startAll: Partial<Record<Subject, number>> = {};
+    const deleteAll: Partial<Record<Subject, number>> = {};
+    const perKernel: Partial<Record<Subject, number>> = {};
+    const argv = kernelspecArgv('python3', ctx.jupyterPath);
+    {
+      const t0 = performance.now();
+      const kernels = await Promise.all(Array.from({ length: count }, () => launchDirect(argv)));
+      await Promise.all(kernels.map((k) => k.client.kernelInfo(120_000)));
+      startAll.floor = performance.now() - t0;
+      const t1 = performance.now();
+      await Promise.all(kernels.map((k) => k.stop()));
+      deleteAll.floor = performance.now() - t1;
+      ctx.log(`floor: start ${startAll.floor.toFixed(0)} ms, kill ${deleteAll.floor.toFixed(0)} ms`);
+    }
+    for (const kind of ctx.serverKinds()) {
+      const result = await ctx.withServer(kind, async (server) => {
+        const api = new ApiClient(server.origin, server.token);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          const before = rss(server.pid);
+          const t0 = performance.now();
+          const kernels = await Promise.all(
+            Array.from({ length: count }, async () => {
+              const model = await startKernel(api, 'python3');
+              const ws = await WsKernelClient.connect(server.origin, server.token, model.id);
+              await ws.kernelInfo(120_000);
+              ws.close();
+              return model.id;
+            }),
+          );
+          const started = performance.now() - t0;
+          await new Promise((resolve) => setTimeout(resolve, ctx.size(3000, 1000)));
+          const after = rss(server.pid);
+          const t1 = performance.now();
+          await Promise.all(kernels.map((id) => deleteKernel(api, id)));
+          const deleted = performance.now() - t1;
+          return { started, deleted, perKernel: (after - before) / count };
+        } finally {
+          api.close();
+        }
+      });
+      if (!result) continue;
+      startAll[kind] = result.started;
+      deleteAll[kind] = result.deleted;
+      perKernel[kind] = result.perKernel / MB;
+      ctx.log(
+        `${kind}: start ${result.started.toFixed(0)} ms, delete ${result.deleted.toFixed(0)} ms, ${(result.perKernel / MB).toFixed(2)} MB RSS per idle kernel`,
+      );
+    }
+    ctx.record({
+      metric: `${count} kernels started at once, all ready`,
+      unit: 'ms',
+      values: startAll,
+      targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<', bound: 1, text: 'faster than jupyter_server' }],
+    });
+    ctx.record({
+      metric: `${count} kernels deleted at once`,
+      unit: 'ms',
+      values: deleteAll,
+      targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<', bound: 1, text: 'faster than jupyter_server' }],
+      notes: ['floor: SIGTERM to each process group, wait for exit'],
+    });
+    ctx.record({
+      metric: 'server RSS per idle kernel',
+      unit: 'MB',
+      values: perKernel,
+      targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<=', bound: 1, text: '≤ jupyter_server' }],
+      notes: ["(RSS with the kernels - RSS before) / count; kernels' own processes are not counted"],
+    });
+  },
+};
