@@ -3,3 +3,4 @@ export * as protocol from './protocol/index.js';
 export * from './clusters/index.js';
 export * from './export/index.js';
 export * from './contents/index.js';
+export * from './rst/index.js';
