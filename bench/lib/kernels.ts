@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FeatureMissing } from './context.js';
 import type { ApiClient } from './http-client.js';
+import { freePort } from './ports.js';
 import { type Spawned, spawnGroup, stopGroup } from './processes.js';
 import type { ServerHandle } from './servers.js';
 import { tempDir } from './workspace.js';
@@ -28,10 +30,9 @@ export async function deleteKernel(api: ApiClient, id: string): Promise<void> {
   if (res.status !== 204 && res.status !== 200) throw new Error(`DELETE /api/kernels/${id} -> ${res.status}`);
 }
 
-async function readConnectionFile(path: string, timeoutMs: number, isDead?: () => boolean): Promise<ConnectionInfo> {
+async function readConnectionFile(path: string, timeoutMs: number): Promise<ConnectionInfo> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    if (isDead?.()) throw new Error('kernel exited before writing its connection file');
     if (existsSync(path)) {
       try {
         const info = JSON.parse(readFileSync(path, 'utf8')) as ConnectionInfo;
@@ -66,32 +67,37 @@ export interface DirectKernel {
 }
 
 /**
- * Launches a kernel with no server at all -- the floor. Like the servers, it passes a connection
- * file path that does not exist yet and lets the kernel choose its own ports.
+ * Launches a kernel with no server at all -- the floor. Like jupyter_client, it writes the
+ * connection file first (free ports, a fresh key), which every kernel implementation accepts.
  */
 export async function launchDirect(argvTemplate: string[]): Promise<DirectKernel> {
   const dir = tempDir('direct-');
   const connectionFile = join(dir, 'kernel.json');
+  const info: ConnectionInfo = {
+    ip: '127.0.0.1',
+    transport: 'tcp',
+    key: randomUUID(),
+    signature_scheme: 'hmac-sha256',
+    shell_port: await freePort(),
+    iopub_port: await freePort(),
+    stdin_port: await freePort(),
+    control_port: await freePort(),
+    hb_port: await freePort(),
+  };
+  writeFileSync(connectionFile, JSON.stringify(info), { mode: 0o600 });
   const argv = argvTemplate.map((a) => a.replaceAll('{connection_file}', connectionFile));
   const proc = spawnGroup(argv[0] as string, argv.slice(1), {
     cwd: dir,
     env: { ...process.env, JPY_PARENT_PID: String(process.pid), IPYTHONDIR: join(dir, 'ipython') },
   });
-  const stop = () => stopGroup(proc, 2000);
-  try {
-    const info = await readConnectionFile(connectionFile, 60_000, () => proc.exited());
-    const client = await ZmqKernelClient.connect(info);
-    return {
-      client,
-      process: proc,
-      info,
-      stop: async () => {
-        client.close();
-        await stop();
-      },
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const client = await ZmqKernelClient.connect(info);
+  return {
+    client,
+    process: proc,
+    info,
+    stop: async () => {
+      client.close();
+      await stopGroup(proc, 2000);
+    },
+  };
 }

@@ -1,6 +1,8 @@
 import type { Scenario } from '../lib/scenario.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
+import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
+import { kernelJsScenario } from './kernel-js.js';
 import { executeScenario, kernelStartScenario, manyKernelsScenario } from './kernels.js';
 import { startScenario } from './start.js';
 
@@ -16,4 +18,6 @@ export const SCENARIOS: Scenario[] = [
   fanoutScenario,
   floodScenario,
   manyKernelsScenario,
+  kernelJsScenario,
+  firstPaintScenario,
 ];
