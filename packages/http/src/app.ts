@@ -1,39 +1,85 @@
 import { Hono } from 'hono';
+import { corsGuard } from './auth/cors.js';
+import { hostGuard } from './auth/host-guard.js';
+import { authMiddleware } from './auth/middleware.js';
 import type { NbserveEnv } from './env.js';
 import { errorResponse } from './errors.js';
-import { type NbserveOptions, normalizeBaseUrl } from './options.js';
+import { bodyLimit } from './middleware/body-limit.js';
+import { contextMiddleware } from './middleware/context.js';
+import { fallback } from './middleware/fallback.js';
+import { requestLog } from './middleware/request-log.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import { type NbserveOptions, type OptionsInput, resolveOptions } from './options.js';
+import { registerConfigRoutes } from './routes/api/config.js';
+import { registerMeRoutes } from './routes/api/me.js';
+import { registerShutdownRoutes } from './routes/api/shutdown.js';
+import { registerStatusRoutes } from './routes/api/status.js';
+import { registerLoginRoutes } from './routes/web/login.js';
+import { registerLogoutRoutes } from './routes/web/logout.js';
 import { createServices, type Services } from './services.js';
+
+export { resolveOptions };
 
 export type NbserveApp = Hono<NbserveEnv> & {
   readonly services: Services;
   /** Shuts down what this app started (kernels, timers). */
   close(): Promise<void>;
+  /** Adds a listener run by `POST /api/shutdown` after services closed (`serve()` stops listening here). */
+  onShutdown(listener: () => void | Promise<void>): void;
 };
 
-export type CreateAppOptions = Partial<NbserveOptions> & Pick<NbserveOptions, 'root'> & { services?: Services };
+export type CreateAppOptions = OptionsInput & {
+  services?: Services;
+  /** Called by `POST /api/shutdown` after services are closed; `serve()` stops listening here. */
+  onShutdown?: () => void | Promise<void>;
+};
 
 /** Builds the nbserve Hono app. Serve it alone, or mount it inside another Hono app. */
 export function createApp(input: CreateAppOptions): NbserveApp {
-  const services = input.services ?? createServices(resolveOptions(input));
+  const { services: given, onShutdown, ...optionsInput } = input;
+  const services = given ?? createServices(resolveOptions(optionsInput));
   const api = new Hono<NbserveEnv>();
+  const shutdownListeners: Array<() => void | Promise<void>> = onShutdown ? [onShutdown] : [];
+
+  // Middleware order matters: context first (everything reads it), then the log and the headers
+  // wrap every response, then the guards from cheapest to the one that reads cookies and bodies.
+  api.use('*', contextMiddleware(services));
+  api.use('*', requestLog());
+  api.use('*', securityHeaders());
+  api.use('*', hostGuard());
+  api.use('*', corsGuard());
+  api.use('*', bodyLimit());
+  api.use('*', authMiddleware());
   api.use('*', async (c, next) => {
-    c.set('services', services);
+    // Status polling is not activity (jupyter_server does the same), everything else is.
+    if (c.get('relPath') !== '/api/status') services.activity.touch();
     await next();
   });
-  api.get('/api', (c) => c.json({ version: '2.14.0' }));
+
+  // Routes: one registration line per resource.
+  registerStatusRoutes(api);
+  registerMeRoutes(api);
+  registerConfigRoutes(api);
+  registerShutdownRoutes(api, async () => {
+    await services.close();
+    for (const listener of shutdownListeners) await listener();
+  });
+  registerLoginRoutes(api);
+  registerLogoutRoutes(api);
+
+  // Must stay last: trailing-slash redirects and 404s for everything no route matched.
+  api.all('*', fallback);
   api.onError((error, c) => errorResponse(c, error));
 
   const base = services.options.baseUrl;
   const app = (base === '/' ? api : new Hono<NbserveEnv>().route(base.slice(0, -1), api)) as NbserveApp;
-  return Object.assign(app, { services, close: () => services.close() });
+  return Object.assign(app, {
+    services,
+    close: () => services.close(),
+    onShutdown: (listener: () => void | Promise<void>) => {
+      shutdownListeners.push(listener);
+    },
+  });
 }
 
-export function resolveOptions(input: Partial<NbserveOptions> & Pick<NbserveOptions, 'root'>): NbserveOptions {
-  return {
-    root: input.root,
-    baseUrl: normalizeBaseUrl(input.baseUrl),
-    token: input.token ?? '',
-    allowHidden: input.allowHidden ?? false,
-    maxBodySize: input.maxBodySize ?? 512 * 1024 * 1024,
-  };
-}
+export type { NbserveOptions };

@@ -4,6 +4,13 @@ import type { Services } from './services.js';
 export interface NbserveEnv {
   Variables: {
     services: Services;
+    /**
+     * The full URL prefix of this app as the client sees it, ending in `/`: the mount prefix of a
+     * host app plus `baseUrl`. Use it for every `Location` header.
+     */
+    baseUrl: string;
+    /** The request path below `baseUrl`, starting with `/` (e.g. `/api/contents`). */
+    relPath: string;
     /** How the request was authenticated; set by the auth middleware. */
     authVia: 'token' | 'cookie' | 'none' | 'disabled';
   };

@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
 export interface NbserveOptions {
   /** Directory served as the contents root. */
@@ -10,9 +14,95 @@ export interface NbserveOptions {
   allowHidden: boolean;
   /** Largest accepted request body in bytes. */
   maxBodySize: number;
+  /** Where user configuration lives: `nbserve_config.json` (password) and `nbconfig/<section>.json`. */
+  configDir: string;
+  /** Where persistent server data lives (the cookie secret). */
+  dataDir: string;
+  /** Where runtime files live (kernel connection files, server info). */
+  runtimeDir: string;
+  /** Interface the server binds to; decides whether the Host allow-list applies. */
+  ip: string;
+  /** Extra origins allowed for cross-origin API requests: exact origins or `*`. */
+  allowOrigin: readonly string[];
+  /** Regular expression an origin must match completely to be allowed (anchored at both ends). */
+  allowOriginPattern: string;
+  /** Accept any Host header even when bound to a loopback address (disables the DNS-rebinding guard). */
+  allowRemoteAccess: boolean;
+  /** Host names accepted in addition to the loopback names when remote access is off. */
+  allowedHosts: readonly string[];
+  /** Skip the XSRF check for cookie-authenticated unsafe requests (not recommended). */
+  disableCheckXsrf: boolean;
+  /** Receives request and warning lines; tokens are already redacted. */
+  logger: Logger;
+}
+
+/** A sink for log lines. Every line the server emits has secrets redacted first. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
 }
 
 export const DEFAULT_MAX_BODY_SIZE = 512 * 1024 * 1024;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `NBSERVE_CONFIG_DIR`, else `JUPYTER_CONFIG_DIR`, else `~/.nbserve`. */
+export function defaultConfigDir(env: Env = process.env): string {
+  return env.NBSERVE_CONFIG_DIR || env.JUPYTER_CONFIG_DIR || path.join(os.homedir(), '.nbserve');
+}
+
+/** `NBSERVE_DATA_DIR`, else `$XDG_DATA_HOME/nbserve`, else `~/.local/share/nbserve`. */
+export function defaultDataDir(env: Env = process.env): string {
+  if (env.NBSERVE_DATA_DIR) return env.NBSERVE_DATA_DIR;
+  const xdg = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(xdg, 'nbserve');
+}
+
+/** `JUPYTER_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/nbserve`, else `<dataDir>/runtime`. */
+export function defaultRuntimeDir(env: Env = process.env): string {
+  if (env.NBSERVE_RUNTIME_DIR) return env.NBSERVE_RUNTIME_DIR;
+  if (env.JUPYTER_RUNTIME_DIR) return env.JUPYTER_RUNTIME_DIR;
+  if (env.XDG_RUNTIME_DIR) return path.join(env.XDG_RUNTIME_DIR, 'nbserve');
+  return path.join(defaultDataDir(env), 'runtime');
+}
+
+/** A fresh random auth token: 24 random bytes as 48 hex characters. */
+export function generateToken(): string {
+  return randomBytes(24).toString('hex');
+}
+
+/** Logs warnings and errors to stderr; request lines are dropped unless a logger is given. */
+export const defaultLogger: Logger = {
+  info: () => {},
+  warn: (message) => console.warn(`[nbserve] ${message}`),
+  error: (message) => console.error(`[nbserve] ${message}`),
+};
+
+export type OptionsInput = Partial<NbserveOptions> & Pick<NbserveOptions, 'root'>;
+
+/** Fills every option left out. A missing token is a fresh random one: auth is on by default. */
+export function resolveOptions(input: OptionsInput): NbserveOptions {
+  const dataDir = input.dataDir ?? defaultDataDir();
+  return {
+    ...input,
+    root: input.root,
+    baseUrl: normalizeBaseUrl(input.baseUrl),
+    token: input.token ?? generateToken(),
+    allowHidden: input.allowHidden ?? false,
+    maxBodySize: input.maxBodySize ?? DEFAULT_MAX_BODY_SIZE,
+    configDir: input.configDir ?? defaultConfigDir(),
+    dataDir,
+    runtimeDir: input.runtimeDir ?? (input.dataDir ? path.join(dataDir, 'runtime') : defaultRuntimeDir()),
+    ip: input.ip ?? '127.0.0.1',
+    allowOrigin: input.allowOrigin ?? [],
+    allowOriginPattern: input.allowOriginPattern ?? '',
+    allowRemoteAccess: input.allowRemoteAccess ?? false,
+    allowedHosts: input.allowedHosts ?? [],
+    disableCheckXsrf: input.disableCheckXsrf ?? false,
+    logger: input.logger ?? defaultLogger,
+  };
+}
 
 export function normalizeBaseUrl(baseUrl: string | undefined): string {
   let url = (baseUrl ?? '/').trim();

@@ -1,3 +1,7 @@
+import { ConfigSections } from '@nbserve/core';
+import { Activity } from './activity.js';
+import { Authenticator } from './auth/authenticator.js';
+import { anonymousIdentity, type Identity } from './auth/identity.js';
 import type { NbserveOptions } from './options.js';
 
 /**
@@ -6,6 +10,14 @@ import type { NbserveOptions } from './options.js';
  */
 export interface Services {
   readonly options: Readonly<NbserveOptions>;
+  /** Token, password and login cookies. */
+  readonly auth: Authenticator;
+  /** The frontend settings store behind `/api/config/<section>`. */
+  readonly config: ConfigSections;
+  /** Start time, last activity and live counts for `/api/status`. */
+  readonly activity: Activity;
+  /** The one user of this server (`/api/me`). */
+  readonly identity: Identity;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
@@ -14,9 +26,14 @@ export function createServices(options: NbserveOptions): Services {
   let closed = false;
   return {
     options,
+    auth: new Authenticator(options),
+    config: new ConfigSections(options.configDir),
+    activity: new Activity(),
+    identity: anonymousIdentity(),
     async close() {
       if (closed) return;
       closed = true;
     },
   };
 }
+

@@ -1,0 +1,23 @@
+/** Paths are relative to the app's base URL and start with `/`. */
+
+/** API URLs answer 403 JSON when unauthenticated, never a login redirect. */
+export function isApiPath(relPath: string): boolean {
+  return relPath === '/api' || relPath.startsWith('/api/');
+}
+
+/**
+ * What needs no login: the version probe `GET /api` (clients call it before they have a token),
+ * the login and logout pages, and the web UI's static assets.
+ */
+export function isPublicPath(relPath: string, method: string): boolean {
+  if (relPath === '/api') return method === 'GET' || method === 'HEAD';
+  return (
+    relPath === '/login' ||
+    relPath === '/logout' ||
+    relPath === '/favicon.ico' ||
+    relPath === '/static' ||
+    relPath.startsWith('/static/')
+  );
+}
+
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

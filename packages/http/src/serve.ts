@@ -1,0 +1,201 @@
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createAdaptorServer, getRequestListener, type WebSocketServerLike } from '@hono/node-server';
+import { WebSocketServer } from 'ws';
+import { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
+
+/** The kernel WebSocket subprotocol of jupyter_server 2; chosen whenever a client offers it. */
+export const KERNEL_WS_PROTOCOL = 'v1.kernel.websocket.jupyter.org';
+
+/** `ws`'s `handleProtocols`: pick the v1 kernel protocol when offered, otherwise no subprotocol. */
+export function selectSubprotocol(protocols: Set<string>): string | false {
+  return protocols.has(KERNEL_WS_PROTOCOL) ? KERNEL_WS_PROTOCOL : false;
+}
+
+/** Anything with a Fetch-API handler: an nbserve app, or a host Hono app nbserve is mounted in. */
+export interface FetchApp {
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+}
+
+export interface ListenOptions {
+  /** Port to try first; 0 picks a free one. Default 8888. */
+  port?: number;
+  /** Interface to bind. Default 127.0.0.1. */
+  ip?: string;
+  /** How many following ports to try when the port is busy; 0 fails at once. Default 50. */
+  portRetries?: number;
+}
+
+export interface RunningServer {
+  /** Base URL without the token, e.g. `http://127.0.0.1:8888/`. */
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops listening, ends open connections and WebSockets, and closes the app's services. */
+  close(): Promise<void>;
+  /** Settles once the server has stopped, whether by `close()` or `POST /api/shutdown`. */
+  closed: Promise<void>;
+}
+
+function newWebSocketServer(): WebSocketServer {
+  return new WebSocketServer({ noServer: true, handleProtocols: selectSubprotocol });
+}
+
+function listenOnce(server: Server, port: number, ip: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, ip);
+  });
+}
+
+/** Listens on `port`, or the next free one of the following `retries` ports. */
+async function listenWithRetries(server: Server, port: number, ip: string, retries: number): Promise<AddressInfo> {
+  for (let attempt = 0; ; attempt++) {
+    const candidate = port === 0 ? 0 : port + attempt;
+    try {
+      return await listenOnce(server, candidate, ip);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRINUSE' || port === 0 || attempt >= retries || candidate >= 65535) {
+        if (code === 'EADDRINUSE') {
+          const tried = attempt === 0 ? `port ${port}` : `ports ${port}-${candidate}`;
+          throw new Error(`The ${tried} on ${ip} ${attempt === 0 ? 'is' : 'are'} already in use`, { cause: error });
+        }
+        throw error;
+      }
+    }
+  }
+}
+
+/** The host part of a URL for a bound interface: wildcard binds are shown as `localhost`. */
+function displayHost(ip: string): string {
+  if (ip === '' || ip === '0.0.0.0' || ip === '::') return 'localhost';
+  return ip.includes(':') ? `[${ip}]` : ip;
+}
+
+/**
+ * Serves any fetch app on Node with WebSockets (node-server 2's built-in support, through a `ws`
+ * server that selects the kernel subprotocol). Low level: `serve()` builds the nbserve app first.
+ */
+export async function listen(
+  app: FetchApp,
+  options: ListenOptions & { baseUrl?: string; onClose?: () => Promise<void> },
+): Promise<RunningServer> {
+  const wss = newWebSocketServer();
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    // ws's WebSocketServer is structurally what node-server expects; exactOptionalPropertyTypes needs the cast.
+    websocket: { server: wss as unknown as WebSocketServerLike },
+  }) as Server;
+  const ip = options.ip ?? '127.0.0.1';
+  const address = await listenWithRetries(server, options.port ?? 8888, ip, options.portRetries ?? 50);
+  let resolveClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      wss.close();
+      await options.onClose?.();
+      resolveClosed();
+    })();
+    return closing;
+  };
+  return {
+    url: `http://${displayHost(ip)}:${address.port}${options.baseUrl ?? '/'}`,
+    port: address.port,
+    server,
+    close,
+    closed,
+  };
+}
+
+export type ServeOptions = CreateAppOptions & ListenOptions;
+
+/** Builds the nbserve app and serves it; `POST /api/shutdown` and `close()` both stop it cleanly. */
+export async function serve(options: ServeOptions): Promise<RunningServer & { app: NbserveApp }> {
+  const { port, portRetries, ...appOptions } = options;
+  const app = createApp(appOptions);
+  let running: RunningServer;
+  try {
+    running = await listen(app, {
+      ...(port === undefined ? {} : { port }),
+      ...(portRetries === undefined ? {} : { portRetries }),
+      ip: app.services.options.ip,
+      baseUrl: app.services.options.baseUrl,
+      onClose: () => app.close(),
+    });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  app.onShutdown(() => running.close());
+  return { ...running, app };
+}
+
+export interface AttachOptions {
+  /** Only upgrades under this path prefix are nbserve's (default `/`: all). */
+  prefix?: string;
+}
+
+/**
+ * Mounts an app inside a foreign `http.Server` (Express, Fastify, a bare server): returns the
+ * request listener to call for the app's requests, and bridges the server's `upgrade` events under
+ * `prefix` into the app's WebSocket routes. node-server only wires WebSockets into servers it
+ * creates, so the bridge hands each upgrade to a never-listening adaptor server that has them.
+ */
+export function attachToServer(
+  server: Server,
+  app: FetchApp,
+  options: AttachOptions = {},
+): { handleRequest: RequestListener; detach(): void } {
+  const prefix = options.prefix ?? '/';
+  const wss = newWebSocketServer();
+  const adaptor = createAdaptorServer({
+    fetch: app.fetch,
+    websocket: { server: wss as unknown as WebSocketServerLike },
+  });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = request.url ?? '/';
+    if (
+      prefix === '/' ||
+      path === prefix.replace(/\/$/, '') ||
+      path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
+    ) {
+      adaptor.emit('upgrade', request, socket, head);
+    }
+  };
+  const onClose = () => {
+    for (const client of wss.clients) client.terminate();
+    wss.close();
+  };
+  server.on('upgrade', onUpgrade);
+  server.on('close', onClose);
+  const listener = getRequestListener(app.fetch);
+  return {
+    handleRequest: (req, res) => {
+      void listener(req, res);
+    },
+    detach() {
+      server.off('upgrade', onUpgrade);
+      server.off('close', onClose);
+      onClose();
+    },
+  };
+}

@@ -1,0 +1,176 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, storePasswordHash, verifyPassword } from '../src/auth/password.js';
+import { type Fixture, makeFixture, setCookies, TOKEN } from './auth-fixture.js';
+
+const url = (p: string) => `http://localhost${p}`;
+
+/** Loads the login page like a browser and returns the cookie jar and the form's hidden _xsrf. */
+async function openLoginPage(f: Fixture, next = '/tree') {
+  const page = await f.app.request(url(`/login?next=${encodeURIComponent(next)}`));
+  const html = await page.text();
+  const xsrf = /name="_xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const cookie = `_xsrf=${setCookies(page).get('_xsrf')?.value ?? ''}`;
+  return { page, html, xsrf, cookie };
+}
+
+async function submitLogin(f: Fixture, password: string, next = '/tree') {
+  const { xsrf, cookie } = await openLoginPage(f, next);
+  return f.app.request(url(`/login?next=${encodeURIComponent(next)}`), {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password, _xsrf: xsrf }).toString(),
+  });
+}
+
+function loginCookieOf(res: Response): string {
+  const login = [...setCookies(res)].find(([n]) => n.startsWith('username-'));
+  return login ? `${login[0]}=${login[1].value}` : '';
+}
+
+describe('login page with a token', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture();
+  });
+  afterAll(() => f.cleanup());
+
+  it('renders a small form with a strict CSP, no script, and sets _xsrf', async () => {
+    const { page, html, xsrf } = await openLoginPage(f);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'none'");
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('name="password"');
+    expect(xsrf.length).toBeGreaterThan(10);
+    expect(html).not.toContain(TOKEN);
+  });
+
+  it('logs in with the token typed into the form and redirects to next', async () => {
+    const res = await submitLogin(f, TOKEN, '/notebooks/x.ipynb');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/notebooks/x.ipynb');
+    const cookie = loginCookieOf(res);
+    expect(cookie).toMatch(/^username-localhost=/);
+    const api = await f.app.request(url('/api/status'), { headers: { cookie } });
+    expect(api.status).toBe(200);
+  });
+
+  it('re-renders the form with an error for a wrong secret, sets no login cookie, logs no secret', async () => {
+    const res = await submitLogin(f, 'wrong-guess');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Invalid credentials');
+    expect(loginCookieOf(res)).toBe('');
+    expect(f.logger.lines.join('\n')).not.toContain('wrong-guess');
+  });
+
+  it('refuses a login POST without the XSRF field', async () => {
+    const res = await f.app.request(url('/login'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `password=${TOKEN}`,
+    });
+    expect(res.status).toBe(403);
+    expect(loginCookieOf(res)).toBe('');
+  });
+
+  it('never redirects off-site after login', async () => {
+    for (const next of ['//evil.com', '/\\evil.com', 'https://evil.com', '/%2F%2Fevil.com']) {
+      const res = await submitLogin(f, TOKEN, next);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/');
+    }
+  });
+
+  it('GET /login when already logged in goes straight to next', async () => {
+    const login = loginCookieOf(await submitLogin(f, TOKEN));
+    const res = await f.app.request(url('/login?next=%2Ftree%2Fa'), { headers: { cookie: login } });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/tree/a');
+  });
+
+  it('logout clears the cookie and revokes it on the server, and links back to login', async () => {
+    const cookie = loginCookieOf(await submitLogin(f, TOKEN));
+    const res = await f.app.request(url('/logout'), { headers: { cookie } });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('Successfully logged out');
+    expect(html).toContain('href="/login"');
+    const cleared = res.headers.getSetCookie().find((c) => c.startsWith('username-localhost='));
+    expect(cleared).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/i);
+    // A copy of the old cookie (another tab, a thief) no longer works either.
+    expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(403);
+  });
+});
+
+describe('password login', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture();
+  });
+  afterAll(() => f.cleanup());
+
+  it('hashes with scrypt and verifies', async () => {
+    const hash = await hashPassword('correct horse');
+    expect(hash).toMatch(/^scrypt:\d+:\d+:\d+:[0-9a-f]{32}:[0-9a-f]{64}$/);
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct hors', hash)).toBe(false);
+    expect(await verifyPassword('x', 'garbage')).toBe(false);
+    expect(await verifyPassword('x', 'scrypt:99999999:8:1:00:00')).toBe(false);
+  });
+
+  it('accepts the stored password, and a new password logs every cookie out', async () => {
+    const configDir = path.join(f.dir, 'config');
+    await storePasswordHash(configDir, await hashPassword('first-pass'));
+    const stored = JSON.parse(await fs.readFile(path.join(configDir, 'nbserve_config.json'), 'utf8'));
+    expect(stored.password).toMatch(/^scrypt:/);
+    expect(JSON.stringify(stored)).not.toContain('first-pass');
+
+    const res = await submitLogin(f, 'first-pass');
+    expect(res.status).toBe(302);
+    const cookie = loginCookieOf(res);
+    expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(200);
+
+    // mtime resolution: make sure the file's mtime moves.
+    await new Promise((r) => setTimeout(r, 20));
+    await storePasswordHash(configDir, await hashPassword('second-pass'));
+    expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(403);
+    expect((await submitLogin(f, 'first-pass')).status).toBe(200);
+    expect((await submitLogin(f, 'second-pass')).status).toBe(302);
+  });
+
+  it('with token disabled but a password set, auth stays on', async () => {
+    const g = await makeFixture({ token: '' });
+    try {
+      expect((await g.app.request(url('/api/status'))).status).toBe(200);
+      await storePasswordHash(path.join(g.dir, 'config'), await hashPassword('pw-only'));
+      expect((await g.app.request(url('/api/status'))).status).toBe(403);
+      expect((await submitLogin(g, 'pw-only')).status).toBe(302);
+    } finally {
+      await g.cleanup();
+    }
+  });
+});
+
+describe('login with auth disabled', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture({ token: '' });
+  });
+  afterAll(() => f.cleanup());
+
+  it('/login goes to the dashboard (or next)', async () => {
+    const res = await f.app.request(url('/login'));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/');
+  });
+
+  it('/logout says there is nothing to log out of', async () => {
+    const res = await f.app.request(url('/logout'));
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Cannot log out');
+  });
+});

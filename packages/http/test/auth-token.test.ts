@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Fixture, loginCookies, makeFixture, setCookies, TOKEN } from './auth-fixture.js';
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await makeFixture();
+});
+afterAll(() => f.cleanup());
+
+const url = (p: string) => `http://localhost${p}`;
+
+describe('token authentication', () => {
+  it('GET /api needs no auth and reports a version', async () => {
+    const res = await f.app.request(url('/api'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ version: expect.stringMatching(/^2\.\d+\.\d+$/) });
+  });
+
+  it('refuses the API without credentials: 403 JSON, never a redirect', async () => {
+    const res = await f.app.request(url('/api/status'));
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.json()).toEqual({ message: 'Forbidden', reason: null });
+  });
+
+  it('redirects pages to /login with next=', async () => {
+    const res = await f.app.request(url('/tree/sub?x=1'));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`/login?next=${encodeURIComponent('/tree/sub?x=1')}`);
+    const head = await f.app.request(url('/tree'), { method: 'HEAD' });
+    expect(head.status).toBe(302);
+    const post = await f.app.request(url('/tree'), { method: 'POST' });
+    expect(post.status).toBe(403);
+  });
+
+  it.each([
+    ['token', `token ${TOKEN}`],
+    ['Bearer', `Bearer ${TOKEN}`],
+    ['lower-case bearer', `bearer ${TOKEN}`],
+    ['upper-case TOKEN', `TOKEN ${TOKEN}`],
+  ])('accepts Authorization: %s', async (_name, header) => {
+    const res = await f.app.request(url('/api/status'), { headers: { Authorization: header } });
+    expect(res.status).toBe(200);
+    expect(setCookies(res).size).toBe(0);
+  });
+
+  it.each([
+    ['wrong token', `token ${TOKEN.slice(0, -1)}x`],
+    ['prefix of the token', `token ${TOKEN.slice(0, 10)}`],
+    ['token plus extra', `token ${TOKEN}0`],
+    ['unknown scheme', `Basic ${TOKEN}`],
+    ['empty', 'token '],
+  ])('rejects Authorization with %s', async (_name, header) => {
+    const res = await f.app.request(url('/api/status'), { headers: { Authorization: header } });
+    expect(res.status).toBe(403);
+  });
+
+  it('?token= authenticates and sets an HttpOnly SameSite=Lax login cookie named after the Host', async () => {
+    const res = await f.app.request(`http://127.0.0.1:8888/api/status?token=${TOKEN}`, {
+      headers: { host: '127.0.0.1:8888' },
+    });
+    expect(res.status).toBe(200);
+    const cookie = setCookies(res).get('username-127-0-0-1-8888');
+    expect(cookie).toBeDefined();
+    expect(cookie?.raw).toMatch(/HttpOnly/i);
+    expect(cookie?.raw).toMatch(/SameSite=Lax/i);
+    expect(cookie?.raw).toMatch(/Path=\//);
+    expect(cookie?.value).not.toContain(TOKEN);
+  });
+
+  it('a wrong ?token= is refused and sets no cookie', async () => {
+    const res = await f.app.request(url('/api/status?token=nope'));
+    expect(res.status).toBe(403);
+    expect(setCookies(res).size).toBe(0);
+  });
+
+  it('?token= on a page sets the cookie and redirects to the same URL without the token', async () => {
+    const res = await f.app.request(url(`/tree/a?token=${TOKEN}&x=1`));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/tree/a?x=1');
+    expect([...setCookies(res).keys()]).toEqual(expect.arrayContaining(['username-localhost', '_xsrf']));
+  });
+
+  it('the login cookie authenticates later requests, and only on the same Host', async () => {
+    const { cookie } = await loginCookies(f.app);
+    expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(200);
+    const elsewhere = await f.app.request('http://127.0.0.1/api/status', { headers: { cookie, host: '127.0.0.1' } });
+    expect(elsewhere.status).toBe(403);
+  });
+
+  it('a forged or tampered cookie is refused', async () => {
+    const { cookie } = await loginCookies(f.app);
+    const value = /username-localhost=([^;]+)/.exec(cookie)?.[1] ?? '';
+    const [id, issued, signature = ''] = value.split('.');
+    const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    const tampered = cookie.replace(value, `${id}.${issued}.${flipped}`);
+    expect(tampered).not.toBe(cookie);
+    const reissued = cookie.replace(value, `${id}.${Number(issued) + 1}.${signature}`);
+    expect((await f.app.request(url('/api/status'), { headers: { cookie: reissued } })).status).toBe(403);
+    expect((await f.app.request(url('/api/status'), { headers: { cookie: tampered } })).status).toBe(403);
+    const forged = 'username-localhost=abc.1700000000.c2lnbmF0dXJl';
+    expect((await f.app.request(url('/api/status'), { headers: { cookie: forged } })).status).toBe(403);
+  });
+
+  it('unauthenticated public pages: /login, /logout and /static/* pass without credentials', async () => {
+    expect((await f.app.request(url('/login'))).status).toBe(200);
+    expect((await f.app.request(url('/logout'))).status).toBe(200);
+    // No static route is registered in this app: a 404 (not a 403 or redirect) shows auth let it through.
+    expect((await f.app.request(url('/static/app.js'))).status).toBe(404);
+  });
+});
