@@ -1,0 +1,52 @@
+import { getWebAssets, PAGE_CSP, type PageConfig, renderPage } from '@nbserve/web';
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { ensureXsrfCookie } from '../../auth/cookies.js';
+import type { NbserveEnv } from '../../env.js';
+import { parseWith } from '../../validate.js';
+
+type Ctx = Context<NbserveEnv>;
+type Entry = 'dashboard' | 'notebook' | 'editor';
+
+/** A path below a page prefix: no NUL bytes, bounded length; the contents manager checks the rest. */
+const PagePath = v.pipe(v.string(), v.maxLength(4096), v.regex(/^[^\0]*$/, 'must not contain NUL'));
+
+/** The API path after `prefix` in the request URL, each segment percent-decoded. */
+export function pagePath(c: Ctx, prefix: string): string {
+  const rel = c.get('relPath');
+  const rest = rel.startsWith(prefix) ? rel.slice(prefix.length) : '';
+  let decoded: string;
+  try {
+    decoded = rest
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s))
+      .join('/');
+  } catch {
+    decoded = '\0'; // malformed escapes fail validation below
+  }
+  return parseWith(PagePath, decoded, 'path');
+}
+
+/** URL of a page for an API path, each segment escaped. */
+export function pageUrl(c: Ctx, prefix: string, path: string): string {
+  const encoded = path.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+  return `${c.get('baseUrl')}${prefix}${encoded ? `/${encoded}` : ''}`;
+}
+
+/** Sends one of the web UI's HTML pages with the strict page CSP and the config data block. */
+export async function sendPage(c: Ctx, entry: Entry, title: string, path: string): Promise<Response> {
+  const assets = await getWebAssets();
+  const baseUrl = c.get('baseUrl');
+  const config: PageConfig = {
+    baseUrl,
+    path,
+    xsrfToken: ensureXsrfCookie(c),
+    authEnabled: c.get('authVia') !== 'disabled',
+    outputFrameUrl: `${baseUrl}output-frame`,
+  };
+  return c.html(renderPage({ entry, title, config, assets }), 200, {
+    'Content-Security-Policy': PAGE_CSP,
+    'Cache-Control': 'no-store',
+  });
+}

@@ -1,0 +1,61 @@
+import './../styles/base.css';
+import './../styles/dashboard.css';
+import { ClustersView } from './dashboard/clusters.js';
+import { FilesView } from './dashboard/files.js';
+import { RunningView } from './dashboard/running.js';
+import { api, type KernelSpecs } from './lib/api.js';
+import { pageConfig } from './lib/config.js';
+import { h } from './lib/dom.js';
+
+/** The dashboard page (`/tree/<path>`): Files, Running and Clusters tabs. */
+async function main(): Promise<void> {
+  const config = pageConfig();
+  const specs = await api<KernelSpecs>('api/kernelspecs').catch(() => undefined);
+  const files = new FilesView(specs);
+  const running = new RunningView();
+  const clusters = new ClustersView();
+  const views = { files, running, clusters } as const;
+  type Tab = keyof typeof views;
+  const tabButtons = new Map<Tab, HTMLElement>();
+  const panel = h('div', { className: 'tab-panel' });
+  const select = (tab: Tab) => {
+    for (const [name, button] of tabButtons) button.setAttribute('aria-selected', String(name === tab));
+    panel.replaceChildren(views[tab].element);
+    if (tab === 'files') void files.load();
+    else void views[tab].load();
+  };
+  const tabs = h('div', { className: 'tabs', role: 'tablist' });
+  for (const [tab, label] of [
+    ['files', 'Files'],
+    ['running', 'Running'],
+    ['clusters', 'Clusters'],
+  ] as const) {
+    const b = h(
+      'button',
+      { type: 'button', role: 'tab', className: 'tab', 'data-tab': tab, onclick: () => select(tab) },
+      label,
+    );
+    tabButtons.set(tab, b);
+    tabs.append(b);
+  }
+  document.body.replaceChildren(
+    h(
+      'header',
+      { className: 'topbar' },
+      h('a', { className: 'brand', href: `${config.baseUrl}tree` }, 'nbserve'),
+      h('div', { className: 'spacer' }),
+      config.authEnabled ? h('a', { className: 'btn btn-small', href: `${config.baseUrl}logout` }, 'Log out') : null,
+    ),
+    h('main', { className: 'dashboard' }, tabs, panel),
+  );
+  select('files');
+  await files.open(config.path, false);
+  window.addEventListener('popstate', () => {
+    const prefix = `${config.baseUrl}tree`;
+    const rest = decodeURIComponent(location.pathname.startsWith(prefix) ? location.pathname.slice(prefix.length) : '');
+    void files.open(rest.replace(/^\/+/, ''), false);
+  });
+  document.body.dataset.ready = 'true';
+}
+
+void main();

@@ -1,0 +1,74 @@
+import { api, type KernelModel, type SessionModel } from '../lib/api.js';
+import { pageConfig } from '../lib/config.js';
+import { formatTime, h, toast } from '../lib/dom.js';
+import { icon } from '../lib/icons.js';
+import { url } from '../lib/paths.js';
+
+/** The Running tab: notebook sessions and bare kernels, each with a Shutdown button. */
+export class RunningView {
+  readonly element = h('section', { className: 'running-view' });
+
+  async load(): Promise<void> {
+    try {
+      const [sessions, kernels] = await Promise.all([
+        api<SessionModel[]>('api/sessions'),
+        api<KernelModel[]>('api/kernels'),
+      ]);
+      const sessionKernels = new Set(sessions.map((s) => s.kernel?.id));
+      const bare = kernels.filter((k) => !sessionKernels.has(k.id));
+      const base = pageConfig().baseUrl;
+      const sessionRows = sessions.map((s) =>
+        h(
+          'div',
+          { className: 'row', 'data-session': s.id },
+          h(
+            'span',
+            { className: 'col col-name' },
+            icon(s.type === 'notebook' ? 'notebook' : 'file'),
+            h('a', { href: url(base, s.type === 'notebook' ? 'notebooks' : 'edit', s.path) }, s.path),
+          ),
+          h('span', { className: 'col col-kernel' }, `${s.kernel?.name ?? ''} · ${s.kernel?.execution_state ?? ''}`),
+          h('span', { className: 'col col-date' }, s.kernel?.last_activity ? formatTime(s.kernel.last_activity) : ''),
+          this.shutdownButton(`api/sessions/${s.id}`),
+        ),
+      );
+      const kernelRows = bare.map((k) =>
+        h(
+          'div',
+          { className: 'row', 'data-kernel': k.id },
+          h('span', { className: 'col col-name' }, `Kernel ${k.id.slice(0, 8)}`),
+          h('span', { className: 'col col-kernel' }, `${k.name} · ${k.execution_state ?? ''}`),
+          h('span', { className: 'col col-date' }, k.last_activity ? formatTime(k.last_activity) : ''),
+          this.shutdownButton(`api/kernels/${k.id}`),
+        ),
+      );
+      this.element.replaceChildren(
+        h('h3', {}, 'Notebooks'),
+        sessionRows.length
+          ? h('div', { className: 'table' }, ...sessionRows)
+          : h('p', { className: 'empty' }, 'No running notebooks.'),
+        h('h3', {}, 'Kernels without a notebook'),
+        kernelRows.length ? h('div', { className: 'table' }, ...kernelRows) : h('p', { className: 'empty' }, 'None.'),
+      );
+    } catch (error) {
+      this.element.replaceChildren(
+        h('p', { className: 'error' }, error instanceof Error ? error.message : String(error)),
+      );
+    }
+  }
+
+  private shutdownButton(route: string): HTMLElement {
+    return h(
+      'button',
+      {
+        type: 'button',
+        className: 'btn btn-danger btn-small',
+        onclick: () =>
+          void api(route, { method: 'DELETE' })
+            .then(() => this.load())
+            .catch((e: unknown) => toast(e instanceof Error ? e.message : String(e), 'error')),
+      },
+      'Shutdown',
+    );
+  }
+}

@@ -1,0 +1,107 @@
+import './../styles/base.css';
+import './../styles/editor.css';
+import { api, type ContentsModel, contentsRoute, getContents } from './lib/api.js';
+import { pageConfig } from './lib/config.js';
+import { promptDialog, showDialog } from './lib/dialog.js';
+import { h, toast } from './lib/dom.js';
+import { basename, dirname, joinPath, url } from './lib/paths.js';
+import { createFileEditor } from './notebook/editor.js';
+
+const LANGUAGES: Record<string, string> = {
+  py: 'python',
+  js: 'javascript',
+  mjs: 'javascript',
+  ts: 'typescript',
+  md: 'markdown',
+};
+
+/** The text editor page (`/edit/<path>`): CodeMirror, Ctrl-S, rename, conflict check. */
+async function main(): Promise<void> {
+  const { baseUrl } = pageConfig();
+  let path = pageConfig().path;
+  let dirty = false;
+  let known: { hash: string | null; lastModified: string } = { hash: null, lastModified: '' };
+  const model = await getContents(path, { type: 'file', format: 'text' });
+  const fresh = await getContents(path, { content: '0', hash: '1' }).catch(() => model);
+  known = { hash: fresh.hash ?? null, lastModified: fresh.last_modified };
+  const nameEl = h('button', { type: 'button', className: 'notebook-name', title: 'Rename file' }, basename(path));
+  const state = h('span', { className: 'save-state' }, 'Saved');
+  const host = h('div', { className: 'file-editor' });
+  const setDirty = (d: boolean) => {
+    dirty = d;
+    state.textContent = d ? '(unsaved changes)' : `Saved ${new Date().toLocaleTimeString()}`;
+    state.dataset.state = d ? 'dirty' : 'saved';
+  };
+  const save = async () => {
+    const now = await getContents(path, { content: '0', hash: '1' }).catch(() => undefined);
+    const changed =
+      now && (now.hash && known.hash ? now.hash !== known.hash : now.last_modified !== known.lastModified);
+    if (changed) {
+      const choice = await showDialog({
+        title: 'File changed',
+        body: 'The file has changed on disk since it was opened. Overwrite it?',
+        cancel: false,
+        buttons: [
+          { label: 'Cancel', value: false },
+          { label: 'Overwrite', value: true, primary: true, danger: true },
+        ],
+      });
+      if (!choice) return;
+    }
+    await api<ContentsModel>(contentsRoute(path), {
+      method: 'PUT',
+      body: { type: 'file', format: 'text', content: view.state.doc.toString() },
+    });
+    const after = await getContents(path, { content: '0', hash: '1' });
+    known = { hash: after.hash ?? null, lastModified: after.last_modified };
+    setDirty(false);
+  };
+  const saveSafely = () =>
+    void save().catch((e: unknown) => toast(e instanceof Error ? e.message : String(e), 'error'));
+  nameEl.addEventListener('click', () => {
+    void (async () => {
+      const name = await promptDialog('Rename file', 'File name', basename(path));
+      if (!name || name === basename(path) || name.includes('/')) return;
+      const target = joinPath(dirname(path), name);
+      await api(contentsRoute(path), { method: 'PATCH', body: { path: target } });
+      path = target;
+      nameEl.textContent = name;
+      document.title = `${name} – nbserve`;
+      history.replaceState(null, '', url(baseUrl, 'edit', target));
+    })().catch((e: unknown) => toast(e instanceof Error ? e.message : String(e), 'error'));
+  });
+  document.body.replaceChildren(
+    h(
+      'header',
+      { className: 'topbar' },
+      h('a', { className: 'brand', href: url(baseUrl, 'tree', dirname(path)) }, 'nbserve'),
+      nameEl,
+      state,
+      h('div', { className: 'spacer' }),
+      h('button', { type: 'button', className: 'btn btn-primary', onclick: saveSafely }, 'Save'),
+      h('a', { className: 'btn', href: `${url(baseUrl, 'files', path)}?download=1` }, 'Download'),
+    ),
+    h('main', { className: 'editor-main' }, host),
+  );
+  document.title = `${basename(path)} – nbserve`;
+  const ext = path.split('.').pop()?.toLowerCase() ?? '';
+  const view = createFileEditor(
+    host,
+    typeof model.content === 'string' ? model.content : '',
+    LANGUAGES[ext] ?? 'text',
+    () => setDirty(true),
+    saveSafely,
+  );
+  view.focus();
+  window.addEventListener('beforeunload', (e) => {
+    if (!dirty) return;
+    e.preventDefault();
+    e.returnValue = '';
+  });
+  document.body.dataset.ready = 'true';
+}
+
+main().catch((error: unknown) => {
+  document.body.dataset.error = error instanceof Error ? error.message : String(error);
+  toast(`Could not open the file: ${document.body.dataset.error}`, 'error');
+});

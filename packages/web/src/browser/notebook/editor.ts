@@ -1,0 +1,208 @@
+import {
+  autocompletion,
+  type CompletionContext,
+  type CompletionResult,
+  closeBrackets,
+  startCompletion,
+} from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from '@codemirror/commands';
+import { javascript, javascriptLanguage, typescriptLanguage } from '@codemirror/lang-javascript';
+import { markdown, markdownLanguage } from '@codemirror/lang-markdown';
+import { python, pythonLanguage } from '@codemirror/lang-python';
+import {
+  bracketMatching,
+  indentOnInput,
+  indentUnit,
+  type LanguageSupport,
+  syntaxHighlighting,
+} from '@codemirror/language';
+import { EditorState, type Extension, Prec } from '@codemirror/state';
+import { drawSelection, EditorView, highlightActiveLine, type KeyBinding, keymap, lineNumbers } from '@codemirror/view';
+import { classHighlighter, highlightCode } from '@lezer/highlight';
+
+/** Jupyter counts cursor positions in Unicode code points; JS strings in UTF-16 units. */
+export function toCodePoints(text: string, utf16: number): number {
+  return [...text.slice(0, utf16)].length;
+}
+
+export function fromCodePoints(text: string, points: number): number {
+  let units = 0;
+  let seen = 0;
+  for (const ch of text) {
+    if (seen >= points) break;
+    units += ch.length;
+    seen++;
+  }
+  return units;
+}
+
+export function languageSupport(language: string): LanguageSupport | undefined {
+  switch (language.toLowerCase()) {
+    case 'python':
+    case 'ipython':
+    case 'ipython3':
+      return python();
+    case 'javascript':
+    case 'js':
+      return javascript();
+    case 'typescript':
+    case 'ts':
+      return javascript({ typescript: true });
+    case 'markdown':
+      return markdown();
+    default:
+      return undefined;
+  }
+}
+
+function parserFor(language: string) {
+  switch (language.toLowerCase()) {
+    case 'python':
+    case 'ipython':
+    case 'ipython3':
+      return pythonLanguage.parser;
+    case 'javascript':
+      return javascriptLanguage.parser;
+    case 'typescript':
+      return typescriptLanguage.parser;
+    case 'markdown':
+      return markdownLanguage.parser;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Static syntax-highlighted source for cells that have no editor yet: building a CodeMirror
+ * view per cell is what makes big notebooks slow, so editors are created on first edit.
+ */
+export function highlightInto(pre: HTMLElement, code: string, language: string): void {
+  const parser = parserFor(language);
+  if (!parser || code.length > 20_000) {
+    pre.textContent = code;
+    return;
+  }
+  const fragment = document.createDocumentFragment();
+  highlightCode(
+    code,
+    parser.parse(code),
+    classHighlighter,
+    (text, classes) => {
+      if (classes) {
+        const span = document.createElement('span');
+        span.className = classes;
+        span.textContent = text;
+        fragment.append(span);
+      } else {
+        fragment.append(text);
+      }
+    },
+    () => fragment.append('\n'),
+  );
+  pre.replaceChildren(fragment);
+}
+
+export interface EditorHooks {
+  /** Notebook-level keys (Shift-Enter, Esc, …); run before CodeMirror's own. */
+  keys: KeyBinding[];
+  complete?(code: string, cursor: number): Promise<{ from: number; to: number; matches: string[] } | undefined>;
+  inspect?(code: string, cursor: number): void;
+  onChange(text: string): void;
+  onFocus(): void;
+}
+
+export function createEditor(parent: HTMLElement, doc: string, language: string, hooks: EditorHooks): EditorView {
+  const lang = languageSupport(language);
+  const completionSource = async (ctx: CompletionContext): Promise<CompletionResult | null> => {
+    if (!hooks.complete) return null;
+    const result = await hooks.complete(ctx.state.doc.toString(), ctx.pos);
+    if (!result || result.matches.length === 0) return null;
+    return { from: result.from, to: result.to, options: result.matches.map((label) => ({ label })), filter: false };
+  };
+  const tabKeys: KeyBinding[] = [
+    {
+      key: 'Tab',
+      run: (view) => {
+        const { from, empty } = view.state.selection.main;
+        const before = view.state.doc.lineAt(from);
+        const prefix = view.state.sliceDoc(before.from, from);
+        if (!empty || /^\s*$/.test(prefix)) return indentMore(view);
+        return startCompletion(view);
+      },
+    },
+    {
+      key: 'Shift-Tab',
+      run: (view) => {
+        const { from, empty } = view.state.selection.main;
+        if (!empty) return indentLess(view);
+        hooks.inspect?.(view.state.doc.toString(), from);
+        return true;
+      },
+    },
+  ];
+  const extensions: Extension[] = [
+    Prec.highest(keymap.of(hooks.keys)),
+    Prec.high(keymap.of(tabKeys)),
+    history(),
+    drawSelection(),
+    indentOnInput(),
+    bracketMatching(),
+    closeBrackets(),
+    highlightActiveLine(),
+    indentUnit.of('    '),
+    syntaxHighlighting(classHighlighter),
+    autocompletion({ override: [completionSource], activateOnTyping: false, icons: false }),
+    keymap.of([...defaultKeymap, ...historyKeymap]),
+    EditorView.lineWrapping,
+    EditorView.updateListener.of((update) => {
+      if (update.docChanged) hooks.onChange(update.state.doc.toString());
+      if (update.focusChanged && update.view.hasFocus) hooks.onFocus();
+    }),
+  ];
+  if (lang) extensions.push(lang);
+  return new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
+}
+
+/** The text editor page's editor: line numbers, language by file extension. */
+export function createFileEditor(
+  parent: HTMLElement,
+  doc: string,
+  language: string,
+  onChange: () => void,
+  save: () => void,
+): EditorView {
+  const lang = languageSupport(language);
+  const extensions: Extension[] = [
+    Prec.highest(
+      keymap.of([
+        {
+          key: 'Mod-s',
+          preventDefault: true,
+          run: () => {
+            save();
+            return true;
+          },
+        },
+      ]),
+    ),
+    lineNumbers(),
+    history(),
+    drawSelection(),
+    indentOnInput(),
+    bracketMatching(),
+    closeBrackets(),
+    highlightActiveLine(),
+    syntaxHighlighting(classHighlighter),
+    keymap.of([
+      ...defaultKeymap,
+      ...historyKeymap,
+      { key: 'Tab', run: indentMore },
+      { key: 'Shift-Tab', run: indentLess },
+    ]),
+    EditorView.updateListener.of((u) => {
+      if (u.docChanged) onChange();
+    }),
+  ];
+  if (lang) extensions.push(lang);
+  return new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
+}

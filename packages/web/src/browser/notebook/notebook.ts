@@ -1,0 +1,494 @@
+import type { KeyBinding } from '@codemirror/view';
+import { h, toast } from '../lib/dom.js';
+import { Cell } from './cell.js';
+import { fromCodePoints, toCodePoints } from './editor.js';
+import type { KernelConnection } from './kernel.js';
+import type { KernelMessage } from './messages.js';
+import { type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
+import { DisplayRegistry } from './output-area.js';
+import { ansiHtml } from './render-mime.js';
+
+export type Mode = 'command' | 'edit';
+
+/** Cells are attached to the DOM in slices so the first screen paints before the rest exist. */
+const FIRST_SLICE = 30;
+const SLICE = 60;
+
+/**
+ * The notebook document in the page: its cells, the selection, command/edit mode, and
+ * execution through the kernel connection.
+ */
+export class Notebook {
+  readonly element = h('div', { className: 'notebook-cells', role: 'list' });
+  cells: Cell[] = [];
+  metadata: Record<string, unknown> = {};
+  selected = 0;
+  mode: Mode = 'command';
+  dirty = false;
+  trusted = false;
+  private readonly displays = new DisplayRegistry();
+  private clipboard: CellData[] = [];
+  private readonly deleted: { index: number; cells: CellData[] }[] = [];
+  private readonly pager = h('div', { className: 'pager', hidden: true, role: 'dialog', 'aria-label': 'Inspector' });
+  onDirty: (dirty: boolean) => void = () => {};
+  onModeChange: (mode: Mode) => void = () => {};
+  onExecutionChange: () => void = () => {};
+
+  constructor(readonly kernel: KernelConnection) {
+    this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
+    this.pager.append(
+      h(
+        'button',
+        { type: 'button', className: 'pager-close', 'aria-label': 'Close', onclick: () => this.closePager() },
+        '×',
+      ),
+      h('pre', { className: 'pager-body' }),
+    );
+    document.body.append(this.pager);
+  }
+
+  get language(): string {
+    const info = this.kernel.languageInfo.name ?? (this.metadata.language_info as { name?: string })?.name;
+    return typeof info === 'string'
+      ? info
+      : ((this.metadata.kernelspec as { language?: string })?.language ?? 'python');
+  }
+
+  get selectedCell(): Cell | undefined {
+    return this.cells[this.selected];
+  }
+
+  /** Replaces the document, rendering the first cells now and the rest in later frames. */
+  async load(nb: NotebookData, trusted: boolean): Promise<void> {
+    this.metadata = nb.metadata;
+    this.trusted = trusted;
+    this.element.replaceChildren();
+    this.cells = nb.cells.map((c) => this.makeCell(c, this.isTrustedCell(c, trusted)));
+    if (this.cells.length === 0) this.cells.push(this.makeCell(this.blankCell('code'), true));
+    const attach = (from: number, to: number) => {
+      const frag = document.createDocumentFragment();
+      for (const cell of this.cells.slice(from, to)) frag.append(cell.element);
+      this.element.append(frag);
+    };
+    attach(0, FIRST_SLICE);
+    for (let i = FIRST_SLICE; i < this.cells.length; i += SLICE) {
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      attach(i, i + SLICE);
+    }
+    this.select(0);
+    this.setDirty(false);
+  }
+
+  /** nbformat's trust is per output; a cell we cannot vouch for keeps its outputs sanitized. */
+  private isTrustedCell(cell: CellData, notebookTrusted: boolean): boolean {
+    const flag = cell.metadata.trusted;
+    return notebookTrusted || flag === true;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: this.metadata,
+      cells: this.cells.map((c) => c.toJSON(serialiseOutput)),
+    };
+  }
+
+  setDirty(dirty: boolean): void {
+    if (this.dirty === dirty) return;
+    this.dirty = dirty;
+    this.onDirty(dirty);
+  }
+
+  // ---- selection and modes ----
+
+  select(index: number, scroll = true): void {
+    if (this.cells.length === 0) return;
+    const next = Math.max(0, Math.min(this.cells.length - 1, index));
+    this.selectedCell?.element.classList.remove('selected');
+    this.selected = next;
+    const cell = this.selectedCell as Cell;
+    cell.element.classList.add('selected');
+    if (scroll) cell.element.scrollIntoView({ block: 'nearest' });
+  }
+
+  enterEdit(): void {
+    const cell = this.selectedCell;
+    if (!cell) return;
+    this.setMode('edit');
+    cell.edit();
+  }
+
+  enterCommand(): void {
+    const cell = this.selectedCell;
+    this.setMode('command');
+    cell?.blur();
+    this.element.focus({ preventScroll: true });
+  }
+
+  private setMode(mode: Mode): void {
+    if (this.mode === mode) return;
+    this.mode = mode;
+    document.body.classList.toggle('edit-mode', mode === 'edit');
+    document.body.classList.toggle('command-mode', mode === 'command');
+    this.onModeChange(mode);
+  }
+
+  private onMouseDown(e: MouseEvent): void {
+    const target = e.target as HTMLElement;
+    const el = target.closest('.cell');
+    const index = this.cells.findIndex((c) => c.element === el);
+    if (index < 0) return;
+    if (index !== this.selected) this.select(index, false);
+    const cell = this.cells[index] as Cell;
+    if (target.closest('.source-static')) {
+      e.preventDefault();
+      this.enterEdit();
+    } else if (target.closest('.cm-editor')) {
+      this.setMode('edit');
+    } else if (
+      !(cell.type === 'markdown' && target.closest('.markdown-rendered')) &&
+      !target.closest('input,a,.output-area')
+    ) {
+      this.setMode('command');
+    }
+  }
+
+  // ---- structure ----
+
+  private blankCell(type: CellType): CellData {
+    const base: CellData = { id: crypto.randomUUID().slice(0, 8), cell_type: type, source: '', metadata: {} };
+    if (type === 'code') {
+      base.execution_count = null;
+      base.outputs = [];
+    }
+    return base;
+  }
+
+  private makeCell(data: CellData, trusted: boolean): Cell {
+    return new Cell(
+      data,
+      trusted,
+      this.displays,
+      () => this.language,
+      (cell) => ({
+        keys: this.editorKeys(),
+        complete: (code, cursor) => this.complete(code, cursor),
+        inspect: (code, cursor) => this.inspect(code, cursor),
+        onChange: (text) => {
+          cell.sourceChanged(text);
+          this.setDirty(true);
+        },
+        onFocus: () => {
+          const i = this.cells.indexOf(cell);
+          if (i >= 0 && i !== this.selected) this.select(i, false);
+          this.setMode('edit');
+        },
+      }),
+    );
+  }
+
+  insertCell(index: number, data: CellData, trusted = true): Cell {
+    const cell = this.makeCell(data, trusted);
+    const before = this.cells[index];
+    this.cells.splice(index, 0, cell);
+    if (before) this.element.insertBefore(cell.element, before.element);
+    else this.element.append(cell.element);
+    this.setDirty(true);
+    return cell;
+  }
+
+  insertAbove(): void {
+    this.insertCell(this.selected, this.blankCell('code'));
+    this.select(this.selected);
+  }
+
+  insertBelow(): void {
+    this.insertCell(this.selected + 1, this.blankCell('code'));
+    this.select(this.selected + 1);
+  }
+
+  deleteSelected(): void {
+    const cell = this.selectedCell;
+    if (!cell) return;
+    this.deleted.push({ index: this.selected, cells: [cell.toJSON(serialiseOutput) as unknown as CellData] });
+    this.removeAt(this.selected);
+    if (this.cells.length === 0) this.insertCell(0, this.blankCell('code'));
+    this.select(Math.min(this.selected, this.cells.length - 1));
+  }
+
+  private removeAt(index: number): void {
+    const [cell] = this.cells.splice(index, 1);
+    cell?.element.remove();
+    if (cell?.outputArea) this.displays.forget(cell.outputArea);
+    this.setDirty(true);
+  }
+
+  undoDelete(): void {
+    const last = this.deleted.pop();
+    if (!last) return;
+    const index = Math.min(last.index, this.cells.length);
+    for (const [i, data] of last.cells.entries()) this.insertCell(index + i, this.fromJSON(data));
+    this.select(index);
+  }
+
+  private fromJSON(data: CellData): CellData {
+    const source = Array.isArray(data.source) ? (data.source as string[]).join('') : data.source;
+    return { ...data, source, id: crypto.randomUUID().slice(0, 8) };
+  }
+
+  copySelected(): void {
+    const cell = this.selectedCell;
+    if (cell) this.clipboard = [cell.toJSON(serialiseOutput) as unknown as CellData];
+  }
+
+  cutSelected(): void {
+    this.copySelected();
+    this.deleteSelected();
+    this.deleted.pop(); // a cut is pasteable, not undoable as a delete
+  }
+
+  paste(above: boolean): void {
+    if (this.clipboard.length === 0) return;
+    const at = above ? this.selected : this.selected + 1;
+    for (const [i, data] of this.clipboard.entries()) this.insertCell(at + i, this.fromJSON(data));
+    this.select(at);
+  }
+
+  moveSelected(delta: -1 | 1): void {
+    const from = this.selected;
+    const to = from + delta;
+    if (to < 0 || to >= this.cells.length) return;
+    const [cell] = this.cells.splice(from, 1) as [Cell];
+    this.cells.splice(to, 0, cell);
+    const ref = this.cells[to + 1];
+    if (ref) this.element.insertBefore(cell.element, ref.element);
+    else this.element.append(cell.element);
+    this.selected = to;
+    this.select(to);
+    this.setDirty(true);
+  }
+
+  changeType(type: CellType): void {
+    const cell = this.selectedCell;
+    if (!cell || cell.type === type) return;
+    const data = this.blankCell(type);
+    data.source = cell.text;
+    data.metadata = cell.data.metadata;
+    const index = this.selected;
+    this.removeAt(index);
+    this.insertCell(index, data);
+    this.select(index);
+  }
+
+  // ---- execution ----
+
+  /** Runs (or renders) the selected cell; `then` decides where the selection goes. */
+  runSelected(then: 'stay' | 'next' | 'insert'): void {
+    const cell = this.selectedCell;
+    if (!cell) return;
+    this.runCell(cell);
+    if (then === 'stay') {
+      this.enterCommand();
+      return;
+    }
+    if (then === 'insert' || this.selected === this.cells.length - 1) {
+      this.insertCell(this.selected + 1, this.blankCell('code'));
+      this.select(this.selected + 1);
+      this.enterEdit();
+      return;
+    }
+    this.select(this.selected + 1);
+    this.enterCommand();
+  }
+
+  runCells(cells: Cell[]): void {
+    for (const cell of cells) this.runCell(cell);
+  }
+
+  runAll(): void {
+    this.runCells(this.cells);
+  }
+
+  runAbove(): void {
+    this.runCells(this.cells.slice(0, this.selected));
+  }
+
+  runBelow(): void {
+    this.runCells(this.cells.slice(this.selected));
+  }
+
+  runCell(cell: Cell): void {
+    if (cell.type === 'markdown') {
+      cell.renderMarkdown();
+      return;
+    }
+    if (cell.type !== 'code' || !cell.outputArea) return;
+    const area = cell.outputArea;
+    if (cell.text.trim() === '') {
+      area.clear();
+      cell.setExecutionCount(null);
+      return;
+    }
+    area.clear();
+    area.trusted = true; // outputs this session produced are ours
+    cell.setRunning(true);
+    this.setDirty(true);
+    this.onExecutionChange();
+    this.kernel.request(
+      'shell',
+      'execute_request',
+      {
+        code: cell.text,
+        silent: false,
+        store_history: true,
+        user_expressions: {},
+        allow_stdin: true,
+        stop_on_error: true,
+      },
+      {
+        onIOPub: (msg) => {
+          if (msg.header.msg_type === 'execute_input') {
+            cell.setExecutionCount((msg.content.execution_count as number) ?? null);
+          } else {
+            area.handle(msg);
+            if (msg.header.msg_type === 'execute_result')
+              cell.setExecutionCount((msg.content.execution_count as number) ?? null);
+          }
+          this.setDirty(true);
+        },
+        onStdin: (msg) => {
+          if (msg.header.msg_type !== 'input_request') return;
+          void area
+            .askInput(String(msg.content.prompt ?? ''), Boolean(msg.content.password))
+            .then((value) => this.kernel.replyInput(value, msg));
+        },
+        onReply: (msg) => {
+          const count = msg.content.execution_count;
+          if (typeof count === 'number') cell.setExecutionCount(count);
+          this.handlePayload(msg);
+          if (msg.content.status === 'error' || msg.content.status === 'aborted') {
+            // stop_on_error: the kernel aborts queued cells; clear their stars.
+          }
+        },
+        onDone: () => {
+          cell.setRunning(false);
+          this.onExecutionChange();
+        },
+      },
+    );
+  }
+
+  /** The execute reply may ask to set the next input (`%load`) or show a pager (`?`). */
+  private handlePayload(msg: KernelMessage): void {
+    const payload = msg.content.payload;
+    if (!Array.isArray(payload)) return;
+    for (const p of payload as { source?: string; data?: Record<string, string>; text?: string }[]) {
+      if (p.source === 'page' && p.data) this.showPager(p.data['text/plain'] ?? '');
+      if (p.source === 'set_next_input' && typeof p.text === 'string') {
+        const data = this.blankCell('code');
+        data.source = p.text;
+        this.insertCell(this.selected + 1, data);
+      }
+    }
+  }
+
+  /** A kernel restart clears every running marker. */
+  clearRunning(): void {
+    for (const cell of this.cells) if (cell.running) cell.setRunning(false);
+    this.onExecutionChange();
+  }
+
+  clearAllOutputs(): void {
+    for (const cell of this.cells) {
+      cell.outputArea?.clear();
+      if (cell.type === 'code') cell.setExecutionCount(null);
+    }
+    this.setDirty(true);
+  }
+
+  // ---- completion and inspection ----
+
+  private async complete(
+    code: string,
+    cursor: number,
+  ): Promise<{ from: number; to: number; matches: string[] } | undefined> {
+    try {
+      const reply = await this.kernel.ask('complete_request', { code, cursor_pos: toCodePoints(code, cursor) }, 5000);
+      if (reply.status !== 'ok') return undefined;
+      const matches = Array.isArray(reply.matches) ? (reply.matches as string[]) : [];
+      return {
+        from: fromCodePoints(code, Number(reply.cursor_start ?? cursor)),
+        to: fromCodePoints(code, Number(reply.cursor_end ?? cursor)),
+        matches,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private inspect(code: string, cursor: number): void {
+    void this.kernel
+      .ask('inspect_request', { code, cursor_pos: toCodePoints(code, cursor), detail_level: 0 }, 5000)
+      .then((reply) => {
+        const data = (reply.data ?? {}) as Record<string, string>;
+        if (reply.status === 'ok' && reply.found && data['text/plain']) this.showPager(data['text/plain']);
+        else toast('No documentation found');
+      })
+      .catch(() => toast('The kernel did not answer the inspection request', 'error'));
+  }
+
+  showPager(text: string): void {
+    const body = this.pager.querySelector('.pager-body') as HTMLElement;
+    body.innerHTML = ansiHtml(text);
+    this.pager.hidden = false;
+  }
+
+  closePager(): boolean {
+    if (this.pager.hidden) return false;
+    this.pager.hidden = true;
+    return true;
+  }
+
+  // ---- keys inside the editor (edit mode) ----
+
+  editorKeys(): KeyBinding[] {
+    const run = (then: 'stay' | 'next' | 'insert') => () => {
+      this.runSelected(then);
+      return true;
+    };
+    return [
+      { key: 'Shift-Enter', run: run('next') },
+      { key: 'Mod-Enter', run: run('stay') },
+      { key: 'Alt-Enter', run: run('insert') },
+      {
+        key: 'Escape',
+        run: () => {
+          if (this.closePager()) return true;
+          this.enterCommand();
+          return true;
+        },
+      },
+      {
+        key: 'ArrowUp',
+        run: () => {
+          const cell = this.selectedCell;
+          if (!cell?.cursorAtStart() || this.selected === 0) return false;
+          this.select(this.selected - 1);
+          this.enterEdit();
+          return true;
+        },
+      },
+      {
+        key: 'ArrowDown',
+        run: () => {
+          const cell = this.selectedCell;
+          if (!cell?.cursorAtEnd() || this.selected === this.cells.length - 1) return false;
+          this.select(this.selected + 1);
+          this.enterEdit();
+          return true;
+        },
+      },
+    ];
+  }
+}

@@ -1,0 +1,135 @@
+import { AnsiUp } from 'ansi_up';
+import DOMPurify from 'dompurify';
+import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
+import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
+import { pageConfig } from '../lib/config.js';
+import { h } from '../lib/dom.js';
+
+const ansi = new AnsiUp();
+ansi.use_classes = true;
+
+/** ANSI-coloured text to escaped HTML (ansi_up escapes `<`, `&` itself). */
+export function ansiHtml(text: string): string {
+  return ansi.ansi_to_html(text);
+}
+
+/** Untrusted HTML: no scripts, no event handlers, no forms posting to our origin. */
+export function sanitize(html: string): string {
+  return DOMPurify.sanitize(html, {
+    FORBID_TAGS: [
+      'style',
+      'form',
+      'input',
+      'button',
+      'textarea',
+      'select',
+      'iframe',
+      'object',
+      'embed',
+      'base',
+      'meta',
+      'link',
+    ],
+    ADD_ATTR: ['target'],
+  });
+}
+
+export function markdownElement(source: string): HTMLElement {
+  const div = h('div', { className: 'rendered-markdown' });
+  div.innerHTML = renderMarkdown(source, { allowHtml: true, sanitize });
+  for (const a of div.querySelectorAll('a[href^="http"]')) {
+    a.setAttribute('target', '_blank');
+    a.setAttribute('rel', 'noopener noreferrer');
+  }
+  return div;
+}
+
+function imageElement(mime: string, data: unknown, metadata: Record<string, unknown>): HTMLElement | undefined {
+  const b64 = cleanBase64(data);
+  if (b64 === undefined) return undefined;
+  const img = h('img', { src: `data:${mime};base64,${b64}`, alt: '', className: 'output-image' });
+  const meta = (metadata[mime] ?? {}) as { width?: unknown; height?: unknown };
+  if (typeof meta.width === 'number') img.width = meta.width;
+  if (typeof meta.height === 'number') img.height = meta.height;
+  return img;
+}
+
+/**
+ * A trusted output with scripts runs inside a sandboxed iframe (opaque origin, its own CSP),
+ * so even trusted JavaScript cannot read the user's cookies or call the API as them.
+ */
+function sandboxFrame(mime: string, content: string): HTMLElement {
+  const { baseUrl, outputFrameUrl } = pageConfig();
+  const frame = h('iframe', {
+    className: 'output-frame',
+    sandbox: 'allow-scripts allow-popups',
+    src: typeof outputFrameUrl === 'string' ? outputFrameUrl : `${baseUrl}output-frame`,
+    title: 'Trusted output',
+  });
+  const onMessage = (event: MessageEvent) => {
+    if (event.source !== frame.contentWindow) return;
+    const data = event.data as { type?: string; height?: number };
+    if (data.type === 'ready') frame.contentWindow?.postMessage({ type: 'render', mime, content }, '*');
+    if (data.type === 'height' && typeof data.height === 'number')
+      frame.style.height = `${Math.min(data.height + 4, 5000)}px`;
+  };
+  window.addEventListener('message', onMessage);
+  return frame;
+}
+
+/** Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). */
+export function renderBundle(bundle: MimeBundle, metadata: Record<string, unknown>, trusted: boolean): HTMLElement {
+  const mime = pickMime(bundle, trusted);
+  const wrap = h('div', { className: 'output-rendered', 'data-mime-type': mime ?? '' });
+  if (mime === undefined) return wrap;
+  const data = bundle[mime];
+  switch (mime) {
+    case 'application/javascript':
+      wrap.append(sandboxFrame(mime, joinText(data)));
+      break;
+    case 'text/html': {
+      const html = joinText(data);
+      if (trusted && /<script|\son\w+\s*=|javascript:/i.test(html)) {
+        wrap.append(sandboxFrame(mime, html));
+      } else {
+        wrap.classList.add('output-html');
+        wrap.innerHTML = sanitize(html);
+      }
+      break;
+    }
+    case 'text/markdown':
+      wrap.append(markdownElement(joinText(data)));
+      break;
+    case 'text/latex':
+      wrap.classList.add('output-latex');
+      wrap.innerHTML = renderLatex(joinText(data));
+      break;
+    case 'image/svg+xml': {
+      // As an <img>, an SVG cannot run script; inline only when trusted.
+      const svg = joinText(data);
+      if (trusted) {
+        wrap.innerHTML = DOMPurify.sanitize(svg, { USE_PROFILES: { svg: true, svgFilters: true } });
+      } else {
+        const b64 = btoa(unescape(encodeURIComponent(svg)));
+        wrap.append(h('img', { src: `data:image/svg+xml;base64,${b64}`, alt: '', className: 'output-image' }));
+      }
+      break;
+    }
+    case 'image/png':
+    case 'image/jpeg':
+    case 'image/gif': {
+      const img = imageElement(mime, data, metadata);
+      if (img) wrap.append(img);
+      break;
+    }
+    case 'application/json':
+      wrap.append(h('pre', { className: 'output-json' }, JSON.stringify(data, null, 2)));
+      break;
+    default: {
+      const pre = h('pre', { className: 'output-text' });
+      pre.innerHTML = ansiHtml(joinText(data));
+      wrap.append(pre);
+    }
+  }
+  return wrap;
+}

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+/** One built static file, served from memory under `<base>/static/<name>`. */
+export interface StaticAsset {
+  readonly name: string;
+  readonly body: Uint8Array;
+  readonly contentType: string;
+}
+
+/**
+ * The built browser bundle: files keyed by their content-hashed names, and a manifest from
+ * logical names (`notebook.js`, `notebook.css`) to hashed names, which pages link to.
+ */
+export interface WebAssets {
+  readonly files: ReadonlyMap<string, StaticAsset>;
+  readonly manifest: Readonly<Record<string, string>>;
+}
+
+/** The page entry points; each gets a JS file and (if it imports CSS) a CSS file. */
+export const ENTRY_POINTS = ['dashboard', 'notebook', 'editor', 'print', 'output-frame'] as const;
+export type EntryName = (typeof ENTRY_POINTS)[number];
+
+/** Always the TypeScript sources (also when this module runs from dist/), which esbuild bundles. */
+const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+export function contentTypeOf(name: string): string {
+  return CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
+}
+
+/** Bundles the browser code with esbuild into memory (about a second); nothing touches disk. */
+export async function buildWebAssets(options: { minify?: boolean } = {}): Promise<WebAssets> {
+  const entryPoints = Object.fromEntries(ENTRY_POINTS.map((e) => [e, path.join(SRC_DIR, 'browser', `${e}.ts`)]));
+  const result = await esbuild.build({
+    entryPoints,
+    absWorkingDir: SRC_DIR,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome100', 'firefox100', 'safari15'],
+    minify: options.minify ?? true,
+    sourcemap: false,
+    write: false,
+    metafile: true,
+    outdir: '/static-out',
+    entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
+    assetNames: '[name]-[hash]',
+    loader: { '.woff2': 'file', '.woff': 'file', '.ttf': 'file' },
+    // KaTeX ships woff/ttf fallbacks that every supported browser can skip.
+    plugins: [woff2OnlyFonts],
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  const files = new Map<string, StaticAsset>();
+  for (const out of result.outputFiles) {
+    const name = path.basename(out.path);
+    files.set(name, { name, body: out.contents, contentType: contentTypeOf(name) });
+  }
+  const manifest: Record<string, string> = {};
+  for (const [outPath, meta] of Object.entries(result.metafile.outputs)) {
+    if (!meta.entryPoint) continue;
+    const logical = path.basename(meta.entryPoint, '.ts');
+    manifest[`${logical}.js`] = path.basename(outPath);
+    if (meta.cssBundle) manifest[`${logical}.css`] = path.basename(meta.cssBundle);
+  }
+  return { files, manifest };
+}
+
+const woff2OnlyFonts: esbuild.Plugin = {
+  name: 'woff2-only-fonts',
+  setup(build) {
+    build.onResolve({ filter: /\.(woff|ttf)$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+/** A short stable digest of the asset set, for ETags and logs. */
+export function assetsDigest(assets: WebAssets): string {
+  const h = createHash('sha256');
+  for (const name of [...assets.files.keys()].sort()) h.update(name);
+  return h.digest('hex').slice(0, 16);
+}

@@ -1,0 +1,68 @@
+import { escapeHtml, jsonForScript } from '../shared/escape.js';
+import type { EntryName, WebAssets } from './build.js';
+
+/**
+ * The Content-Security-Policy of every nbserve HTML page: no inline scripts and nothing from
+ * other origins. Inline styles stay allowed because KaTeX and CodeMirror set style attributes.
+ * Frames are only our own sandboxed output frame.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+  "object-src 'none'",
+].join('; ');
+
+/** What the browser code reads from the page's JSON data block. */
+export interface PageConfig {
+  baseUrl: string;
+  /** API path of the directory, notebook or file the page shows ('' = root). */
+  path: string;
+  [key: string]: unknown;
+}
+
+export interface PageInput {
+  entry: EntryName;
+  title: string;
+  config: PageConfig;
+  assets: WebAssets;
+  /** Server-rendered markup placed in <main> (already escaped by the caller). */
+  bodyHtml?: string;
+  bodyClass?: string;
+}
+
+export function staticUrl(baseUrl: string, assets: WebAssets, logical: string): string | undefined {
+  const file = assets.manifest[logical];
+  return file === undefined ? undefined : `${baseUrl}static/${file}`;
+}
+
+/** The HTML shell of a page: stylesheet, module script and the config data block. */
+export function renderPage(input: PageInput): string {
+  const { baseUrl } = input.config;
+  const css = staticUrl(baseUrl, input.assets, `${input.entry}.css`);
+  const js = staticUrl(baseUrl, input.assets, `${input.entry}.js`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(input.title)}</title>
+<link rel="icon" href="data:,">
+${css ? `<link rel="stylesheet" href="${escapeHtml(css)}">` : ''}
+<script type="application/json" id="nbserve-config">${jsonForScript(input.config)}</script>
+${js ? `<script type="module" src="${escapeHtml(js)}"></script>` : ''}
+</head>
+<body class="${escapeHtml(input.bodyClass ?? `page-${input.entry}`)}">
+${input.bodyHtml ?? ''}
+</body>
+</html>
+`;
+}

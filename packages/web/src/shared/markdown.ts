@@ -1,0 +1,56 @@
+import katex from 'katex';
+import { Marked, type Tokens } from 'marked';
+import { escapeHtml } from './escape.js';
+import { extractMath, type MathSpan, restoreMath } from './math.js';
+
+/** Links and images may only point at http(s), mailto, data images or relative URLs. */
+export function isSafeUrl(href: string): boolean {
+  const trimmed = href.trim().toLowerCase();
+  if (/^(https?:|mailto:|#|\/|\.\/|\.\.\/)/.test(trimmed)) return true;
+  if (trimmed.startsWith('data:image/') && !trimmed.startsWith('data:image/svg')) return true;
+  return !/^[a-z][a-z0-9+.-]*:/.test(trimmed); // no scheme at all = relative
+}
+
+export function renderMath(span: MathSpan): string {
+  return katex.renderToString(span.tex, { displayMode: span.display, throwOnError: false, output: 'htmlAndMathml' });
+}
+
+function makeMarked(allowHtml: boolean): Marked {
+  return new Marked({
+    gfm: true,
+    async: false,
+    walkTokens(token) {
+      if ((token.type === 'link' || token.type === 'image') && !isSafeUrl((token as Tokens.Link).href)) {
+        (token as Tokens.Link).href = '#';
+      }
+    },
+    renderer: allowHtml ? {} : { html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text) },
+  });
+}
+
+const withHtml = makeMarked(true);
+const escapedHtml = makeMarked(false);
+
+/**
+ * Markdown with `$…$`/`$$…$$` math rendered by KaTeX. `allowHtml: true` keeps raw HTML for a
+ * caller that sanitizes afterwards (the browser, with DOMPurify); `false` escapes it (server side).
+ * Math is inserted after `sanitize` so KaTeX's markup is not stripped.
+ */
+export function renderMarkdown(
+  source: string,
+  options: { allowHtml: boolean; sanitize?: (html: string) => string },
+): string {
+  const { text, math } = extractMath(source);
+  const parser = options.allowHtml ? withHtml : escapedHtml;
+  let html = parser.parse(text) as string;
+  if (options.sanitize) html = options.sanitize(html);
+  return restoreMath(html, math, renderMath);
+}
+
+/** `text/latex` outputs: usually `$…$` or `$$…$$`, sometimes a bare environment. */
+export function renderLatex(source: string): string {
+  const trimmed = source.trim();
+  const { text, math } = extractMath(trimmed);
+  if (math.length === 0) return renderMath({ tex: trimmed, display: true });
+  return restoreMath(escapeHtml(text), math, renderMath);
+}
