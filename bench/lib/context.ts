@@ -61,13 +61,17 @@ export class BenchContext {
    * Starts a fresh server of `kind`, runs `body`, always stops it. A server that cannot start, or a
    * `FeatureMissing` thrown by `body`, is reported as "not available yet" and yields undefined.
    */
-  async withServer<T>(kind: ServerKind, body: (server: ServerHandle) => Promise<T>): Promise<T | undefined> {
+  async withServer<T>(
+    kind: ServerKind,
+    body: (server: ServerHandle) => Promise<T>,
+    options: { compiled?: boolean } = {},
+  ): Promise<T | undefined> {
     let server: ServerHandle;
     try {
-      server = await startServer(kind, { root: this.root, jupyterPath: this.jupyterPath });
+      server = await startServer(kind, { root: this.root, jupyterPath: this.jupyterPath, ...options });
     } catch (error) {
       if (error instanceof ServerUnavailable) {
-        this.markUnavailable(kind, error.message);
+        this.markUnavailable(options.compiled ? `${kind} (compiled)` : kind, error.message);
         return undefined;
       }
       throw error;

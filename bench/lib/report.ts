@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, release, totalmem } from 'node:os';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** Who a figure belongs to. `floor` is a direct ZeroMQ client on the same kind of kernel. */
@@ -63,7 +63,7 @@ function formatTargets(row: Row): string {
 
 /** A Markdown table: readable in a terminal and pasteable into docs/benchmarks.md. */
 export function renderTable(rows: Row[]): string {
-  const subjects = SUBJECT_ORDER.filter((s) => rows.some((r) => r.values[s] !== undefined));
+  const subjects = SUBJECT_ORDER.filter((s) => rows.some((r) => r.values[s] !== undefined || r.primary === s));
   const header = ['Scenario', 'Metric', ...subjects, 'Target (ratio = ours / other)'];
   const lines = rows.map((r) => [
     r.scenario,
@@ -85,6 +85,7 @@ export function machineInfo() {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     node: process.version,
     kernel: release(),
+    loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
   };
 }
 

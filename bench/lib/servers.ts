@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -27,10 +27,30 @@ export interface StartOptions {
   root: string;
   /** Extra kernelspec directories (`JUPYTER_PATH`), e.g. the flood kernel's. */
   jupyterPath?: string;
+  /** nbserve only: run the compiled `packages/cli/dist/main.js` with plain node instead of the sources through tsx. */
+  compiled?: boolean;
   timeoutMs?: number;
 }
 
 export class ServerUnavailable extends Error {}
+
+export const COMPILED_CLI = join(REPO_ROOT, 'packages/cli/dist/main.js');
+
+/** Why the compiled CLI cannot be measured (missing, or older than a source file), or undefined when it can. */
+export function compiledCliProblem(): string | undefined {
+  if (!existsSync(COMPILED_CLI)) return 'packages/cli/dist/main.js does not exist (pnpm build)';
+  const built = statSync(COMPILED_CLI).mtimeMs;
+  for (const pkg of ['core', 'http', 'cli']) {
+    const src = join(REPO_ROOT, 'packages', pkg, 'src');
+    if (!existsSync(src)) continue;
+    for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+      if (file.endsWith('.ts') && statSync(join(src, file)).mtimeMs > built) {
+        return `packages/cli/dist is older than packages/${pkg}/src/${file} (pnpm build)`;
+      }
+    }
+  }
+  return undefined;
+}
 
 export async function startServer(kind: ServerKind, options: StartOptions): Promise<ServerHandle> {
   const sandbox = tempDir(`${kind}-`);
@@ -48,7 +68,7 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
     // the pyenv python3 on PATH has no ipykernel; servers must use Debian's
     PATH: `/usr/bin:${process.env.PATH ?? ''}`,
   };
-  const [command, args] = commandLine(kind, { port, token, root: options.root });
+  const [command, args] = commandLine(kind, { port, token, root: options.root, compiled: options.compiled ?? false });
   const start = performance.now();
   const proc = spawnGroup(command, args, { cwd: REPO_ROOT, env });
   const origin = `http://127.0.0.1:${port}`;
@@ -67,18 +87,20 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
   return { kind, origin, token, pid: proc.pid, root: options.root, runtimeDir, startupMs, process: proc, stop };
 }
 
-function commandLine(kind: ServerKind, o: { port: number; token: string; root: string }): [string, string[]] {
+function commandLine(
+  kind: ServerKind,
+  o: { port: number; token: string; root: string; compiled: boolean },
+): [string, string[]] {
   const asRoot = process.getuid?.() === 0 ? ['--allow-root'] : [];
   switch (kind) {
     case 'nbserve':
-      // exactly what `pnpm nbserve` runs: the CLI from source through tsx, as its own process
+      // by default exactly what `pnpm nbserve` runs: the CLI from source through tsx, as its own process
       return [
         process.execPath,
         [
-          '--conditions=@nbserve/source',
-          '--import',
-          'tsx',
-          join(REPO_ROOT, 'packages/cli/src/main.ts'),
+          ...(o.compiled
+            ? [COMPILED_CLI]
+            : ['--conditions=@nbserve/source', '--import', 'tsx', join(REPO_ROOT, 'packages/cli/src/main.ts')]),
           o.root,
           '--port',
           String(o.port),

@@ -23,3 +23,10 @@ export function median(samples: readonly number[]): number {
 export function since(start: number): number {
   return performance.now() - start;
 }
+
+/** Appends samples to the list kept under `key`. */
+export function addSamples<K extends string>(map: Partial<Record<K, number[]>>, key: K, ...values: number[]): void {
+  const list = map[key] ?? [];
+  list.push(...values);
+  map[key] = list;
+}
