@@ -57,28 +57,28 @@ describe('LegacyNotebookRegistry', () => {
 
   it('persists ids atomically, follows renames, drops vanished paths', async () => {
     const file = join(dir, 'sub', 'ids.json');
-    const a = await LegacyNotebookRegistry.open({ file });
+    const a = new LegacyNotebookRegistry({ file });
     const ids = await a.sync(['a.ipynb', 'b.ipynb']);
     const idA = ids.get('a.ipynb') as string;
     expect(idA).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
 
-    const b = await LegacyNotebookRegistry.open({ file });
-    expect(b.pathFor(idA)).toBe('a.ipynb');
+    const b = new LegacyNotebookRegistry({ file });
+    expect(await b.pathFor(idA)).toBe('a.ipynb');
     await b.renamed('a.ipynb', 'c.ipynb');
-    const c = await LegacyNotebookRegistry.open({ file });
-    expect(c.pathFor(idA)).toBe('c.ipynb');
+    const c = new LegacyNotebookRegistry({ file });
+    expect(await c.pathFor(idA)).toBe('c.ipynb');
     const after = await c.sync(['c.ipynb']);
     expect(after.get('c.ipynb')).toBe(idA);
-    expect(c.pathFor(ids.get('b.ipynb') as string)).toBeUndefined();
+    expect(await c.pathFor(ids.get('b.ipynb') as string)).toBeUndefined();
     expect(Object.values(JSON.parse(await readFile(file, 'utf8')).notebooks)).toEqual(['c.ipynb']);
   });
 
   it('a corrupt file starts an empty map instead of failing', async () => {
     const file = join(dir, 'corrupt.json');
     await writeFile(file, '{"version":1,"notebooks":{"not-a-uuid":"x.ipynb"}}');
-    const registry = await LegacyNotebookRegistry.open({ file });
-    expect(registry.pathFor('not-a-uuid')).toBeUndefined();
+    const registry = new LegacyNotebookRegistry({ file });
+    expect(await registry.pathFor('not-a-uuid')).toBeUndefined();
   });
 });
 
@@ -136,7 +136,7 @@ describe('LegacyNotebooks over a real ContentsManager', () => {
     contents = new ContentsManager({ store: new FileSystemStore(root) });
     legacy = new LegacyNotebooks(
       contents,
-      await LegacyNotebookRegistry.open({ file: join(root, '..', `${root.split('/').pop()}-ids.json`) }),
+      new LegacyNotebookRegistry({ file: join(root, '..', `${root.split('/').pop()}-ids.json`) }),
     );
   });
   afterAll(async () => {

@@ -54,9 +54,15 @@ export class LegacyNotebooks {
     return paths.map((path) => ({ notebook_id: ids.get(path) as string, name: stem(path), path }));
   }
 
+  /** True when `id` names a notebook that exists (the `/notebooks/<id>` vs page dispatch). */
+  async has(id: string): Promise<boolean> {
+    const path = LEGACY_ID_PATTERN.test(id) ? await this.registry.pathFor(id) : undefined;
+    return path !== undefined && (await this.contents.exists(path));
+  }
+
   /** The path of an id; unknown (or vanished) ids are a 404, as are malformed ones. */
   async pathOf(id: string): Promise<string> {
-    const path = LEGACY_ID_PATTERN.test(id) ? this.registry.pathFor(id) : undefined;
+    const path = LEGACY_ID_PATTERN.test(id) ? await this.registry.pathFor(id) : undefined;
     if (path === undefined || !(await this.contents.exists(path))) {
       if (path !== undefined) await this.registry.removed(path);
       throw notFound(`Notebook does not exist: ${id}`);

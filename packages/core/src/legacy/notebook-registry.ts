@@ -26,40 +26,42 @@ export class LegacyNotebookRegistry {
   private readonly byId = new Map<string, string>();
   private readonly byPath = new Map<string, string>();
   private writing: Promise<void> = Promise.resolve();
+  private loading: Promise<void> | undefined;
 
-  private constructor(file: string | undefined) {
-    this.file = file;
+  constructor(options: LegacyNotebookRegistryOptions = {}) {
+    this.file = options.file;
   }
 
-  /** Loads the persisted map; a missing or corrupt file starts an empty one. */
-  static async open(options: LegacyNotebookRegistryOptions = {}): Promise<LegacyNotebookRegistry> {
-    const registry = new LegacyNotebookRegistry(options.file);
-    if (options.file) {
-      const raw = await readFile(options.file, 'utf8').catch(() => undefined);
-      if (raw !== undefined) {
-        let json: unknown;
-        try {
-          json = JSON.parse(raw);
-        } catch {
-          json = undefined;
-        }
-        const parsed = v.safeParse(Persisted, json);
-        if (parsed.success) {
-          for (const [id, path] of Object.entries(parsed.output.notebooks)) registry.set(id, path);
-        } else {
-          console.error(`[nbserve] ignoring unreadable legacy notebook id file ${options.file}`);
-        }
+  /** Loads the persisted map once, on first use; a missing or corrupt file starts an empty one. */
+  private load(): Promise<void> {
+    this.loading ??= (async () => {
+      if (!this.file) return;
+      const raw = await readFile(this.file, 'utf8').catch(() => undefined);
+      if (raw === undefined) return;
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch {
+        json = undefined;
       }
-    }
-    return registry;
+      const parsed = v.safeParse(Persisted, json);
+      if (!parsed.success) {
+        console.error(`[nbserve] ignoring unreadable legacy notebook id file ${this.file}`);
+        return;
+      }
+      for (const [id, path] of Object.entries(parsed.output.notebooks)) this.set(id, path);
+    })();
+    return this.loading;
   }
 
-  pathFor(id: string): string | undefined {
+  async pathFor(id: string): Promise<string | undefined> {
+    await this.load();
     return this.byId.get(id);
   }
 
   /** The id of a path; allocated (and persisted) on first use. */
   async idFor(path: string): Promise<string> {
+    await this.load();
     const existing = this.byPath.get(path);
     if (existing) return existing;
     const id = randomUUID();
@@ -73,6 +75,7 @@ export class LegacyNotebookRegistry {
    * new files get ids. Returns path -> id for `paths`.
    */
   async sync(paths: readonly string[]): Promise<Map<string, string>> {
+    await this.load();
     const present = new Set(paths);
     let changed = false;
     for (const [path, id] of [...this.byPath]) {
@@ -92,6 +95,7 @@ export class LegacyNotebookRegistry {
 
   /** A mapped file moved: its id follows it (a rename made through the current API). */
   async renamed(from: string, to: string): Promise<void> {
+    await this.load();
     const id = this.byPath.get(from);
     if (!id) return;
     this.byPath.delete(from);
@@ -102,6 +106,7 @@ export class LegacyNotebookRegistry {
   }
 
   async removed(path: string): Promise<void> {
+    await this.load();
     const id = this.byPath.get(path);
     if (!id) return;
     this.byPath.delete(path);
