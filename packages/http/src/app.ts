@@ -11,9 +11,12 @@ import { requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { type NbserveOptions, type OptionsInput, resolveOptions } from './options.js';
 import { registerConfigRoutes } from './routes/api/config.js';
+import { registerContentsRoutes } from './routes/api/contents.js';
 import { registerMeRoutes } from './routes/api/me.js';
+import { registerNotebooksRedirect } from './routes/api/notebooks-redirect.js';
 import { registerShutdownRoutes } from './routes/api/shutdown.js';
 import { registerStatusRoutes } from './routes/api/status.js';
+import { registerFilesRoutes } from './routes/files.js';
 import { registerLoginRoutes } from './routes/web/login.js';
 import { registerLogoutRoutes } from './routes/web/logout.js';
 import { createServices, type Services } from './services.js';
@@ -60,6 +63,9 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerStatusRoutes(api);
   registerMeRoutes(api);
   registerConfigRoutes(api);
+  registerContentsRoutes(api);
+  registerNotebooksRedirect(api);
+  registerFilesRoutes(api);
   registerShutdownRoutes(api, async () => {
     await services.close();
     for (const listener of shutdownListeners) await listener();

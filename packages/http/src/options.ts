@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import type { CheckpointStore, ContentsStore } from '@nbserve/core';
 
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
 export interface NbserveOptions {
@@ -14,6 +15,10 @@ export interface NbserveOptions {
   allowHidden: boolean;
   /** Largest accepted request body in bytes. */
   maxBodySize: number;
+  /** Storage behind /api/contents and /files; default a FileSystemStore over `root`. */
+  contentsStore?: ContentsStore;
+  /** Where checkpoints live; default `.ipynb_checkpoints/` files inside the contents store. */
+  checkpointStore?: CheckpointStore;
   /** Where user configuration lives: `nbserve_config.json` (password) and `nbconfig/<section>.json`. */
   configDir: string;
   /** Where persistent server data lives (the cookie secret). */

@@ -1,4 +1,4 @@
-import { ConfigSections } from '@nbserve/core';
+import { ConfigSections, ContentsManager, FileSystemStore } from '@nbserve/core';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
@@ -18,6 +18,8 @@ export interface Services {
   readonly activity: Activity;
   /** The one user of this server (`/api/me`). */
   readonly identity: Identity;
+  /** Files, directories, notebooks and checkpoints behind `/api/contents` and `/files`. */
+  readonly contents: ContentsManager;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
@@ -29,10 +31,19 @@ export function createServices(options: NbserveOptions): Services {
     auth: new Authenticator(options),
     config: new ConfigSections(options.configDir),
     activity: new Activity(),
+    contents: createContentsManager(options),
     identity: anonymousIdentity(),
     async close() {
       if (closed) return;
       closed = true;
     },
   };
+}
+
+function createContentsManager(options: NbserveOptions): ContentsManager {
+  return new ContentsManager({
+    store: options.contentsStore ?? new FileSystemStore(options.root),
+    ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
+    allowHidden: options.allowHidden,
+  });
 }

@@ -46,11 +46,11 @@ export interface GetOptions {
 
 /** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */
 export interface SaveInput {
-  type?: string;
-  format?: string | null;
+  type?: string | undefined;
+  format?: string | null | undefined;
   content?: unknown;
   /** Chunked upload: 1 = first chunk (truncate), 2.. = append, -1 = last chunk. */
-  chunk?: number;
+  chunk?: number | undefined;
 }
 
 /**
@@ -260,6 +260,14 @@ export class ContentsManager {
       else await this.store.write(path, new Uint8Array());
       return this.get(path, { content: false });
     });
+  }
+
+  /** POST `{copy_from}` to a directory: the target must be an existing, visible directory. */
+  async copyInto(rawFrom: string, rawDir: string): Promise<ContentsModel> {
+    const dir = normalizeApiPath(rawDir);
+    if (this.isHidden(dir)) throw badRequest(`Cannot copy file or directory '${dir}'`);
+    await this.#requireDirectory(dir);
+    return this.copy(rawFrom, dir);
   }
 
   /**

@@ -1,0 +1,185 @@
+import { badRequest, type ContentsModel, type SavePrecondition } from '@nbserve/core';
+import type { Context, Hono } from 'hono';
+import * as v from 'valibot';
+import type { NbserveEnv } from '../../env.js';
+import { readJsonBody } from '../../validate.js';
+import { escapePath, httpDate, pathSegmentsAfter, urlBase } from '../contents-path.js';
+
+type Ctx = Context<NbserveEnv>;
+
+const PREFIX = '/api/contents';
+const CHECKPOINT_ID = /^[\w-]+$/;
+
+/** Query of `GET /api/contents/<path>`; each message is the one Jupyter answers with. */
+const GetQuery = v.object({
+  type: v.optional(v.picklist(['file', 'notebook', 'directory'], (i) => `Type '${String(i.input)}' is invalid`)),
+  format: v.optional(v.picklist(['text', 'base64'], (i) => `Format '${String(i.input)}' is invalid`)),
+  content: v.optional(v.picklist(['0', '1'], (i) => `Content '${String(i.input)}' is invalid`)),
+  hash: v.optional(v.picklist(['0', '1'], (i) => `Hash '${String(i.input)}' is invalid`)),
+});
+const QUERY_REASON: Record<string, string> = { type: 'bad type', format: 'bad format' };
+
+/** PUT body: a contents model. Unknown fields (name, path, timestamps clients echo back) are dropped. */
+const PutBody = v.object(
+  {
+    type: v.optional(v.string('type must be a string')),
+    format: v.optional(v.nullable(v.string('format must be a string'))),
+    content: v.optional(v.unknown()),
+    chunk: v.optional(v.pipe(v.number('chunk must be an integer'), v.integer('chunk must be an integer'))),
+    copy_from: v.optional(v.unknown()),
+  },
+  'The request body must be a JSON object',
+);
+
+/** POST body: what to create (`type`, `ext`) or what to copy (`copy_from`). */
+const PostBody = v.object(
+  {
+    type: v.optional(v.string('type must be a string')),
+    ext: v.optional(v.string('ext must be a string')),
+    copy_from: v.optional(v.pipe(v.string('copy_from must be a string'), v.minLength(1, 'copy_from is empty'))),
+  },
+  'The request body must be a JSON object',
+);
+
+/** PATCH body: the new full path. */
+const PatchBody = v.object(
+  { path: v.optional(v.string('path must be a string')) },
+  'The request body must be a JSON object',
+);
+
+/**
+ * All of `/api/contents` (reference §3): models, saves, untitled/copy, rename, delete and
+ * checkpoints. The path is decoded here; core validates it and keeps it inside the root.
+ */
+export function registerContentsRoutes(app: Hono<NbserveEnv>): void {
+  app.on(['GET', 'PUT', 'POST', 'PATCH', 'DELETE'], [PREFIX, `${PREFIX}/*`], (c) => {
+    const segments = pathSegmentsAfter(c, PREFIX);
+    const method = c.req.method;
+    const last = segments.at(-1);
+    // Checkpoint routes come first, as in Jupyter's route table; other methods fall through.
+    if (segments.length >= 2 && last === 'checkpoints' && (method === 'GET' || method === 'POST')) {
+      return checkpoints(c, segments.slice(0, -1).join('/'));
+    }
+    if (
+      segments.length >= 3 &&
+      segments.at(-2) === 'checkpoints' &&
+      CHECKPOINT_ID.test(last ?? '') &&
+      (method === 'POST' || method === 'DELETE')
+    ) {
+      return checkpoint(c, segments.slice(0, -2).join('/'), last as string);
+    }
+    const path = segments.join('/');
+    switch (method) {
+      case 'PUT':
+        return put(c, path);
+      case 'POST':
+        return post(c, path);
+      case 'PATCH':
+        return patch(c, path);
+      case 'DELETE':
+        return remove(c, path);
+      default:
+        return get(c, path);
+    }
+  });
+}
+
+async function get(c: Ctx, path: string): Promise<Response> {
+  const parsed = v.safeParse(GetQuery, c.req.query());
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = String(issue.path?.[0]?.key ?? '');
+    throw badRequest(issue.message, QUERY_REASON[key] ?? null);
+  }
+  const query = parsed.output;
+  const model = await c.get('services').contents.get(path, {
+    ...(query.type ? { type: query.type } : {}),
+    ...(query.format ? { format: query.format } : {}),
+    content: query.content !== '0',
+    hash: query.hash === '1',
+  });
+  return modelResponse(c, model, 200, false);
+}
+
+async function put(c: Ctx, path: string): Promise<Response> {
+  const body = await readJsonBody(c);
+  const contents = c.get('services').contents;
+  // No body at all: Jupyter creates an untitled file in <path> as if it were a POST.
+  if (body === undefined) return modelResponse(c, await contents.newUntitled(path), 201, true);
+  const input = parseBody(PutBody, body);
+  if (input.copy_from !== undefined) throw badRequest('Cannot copy with PUT, only POST');
+  const { copy_from: _ignored, ...model } = input;
+  const { model: saved, created } = await contents.save(path, model, precondition(c));
+  return modelResponse(c, saved, created ? 201 : 200, true);
+}
+
+async function post(c: Ctx, path: string): Promise<Response> {
+  const body = parseBody(PostBody, (await readJsonBody(c)) ?? {});
+  const contents = c.get('services').contents;
+  const model =
+    body.copy_from !== undefined
+      ? await contents.copyInto(body.copy_from, path)
+      : await contents.newUntitled(path, {
+          ...(body.type !== undefined ? { type: body.type } : {}),
+          ...(body.ext !== undefined ? { ext: body.ext } : {}),
+        });
+  return modelResponse(c, model, 201, true);
+}
+
+async function patch(c: Ctx, path: string): Promise<Response> {
+  const raw = await readJsonBody(c);
+  if (raw === undefined) throw badRequest('JSON body missing');
+  const body = parseBody(PatchBody, raw);
+  const model = await c.get('services').contents.rename(path, body.path ?? path);
+  return modelResponse(c, model, 200, true);
+}
+
+async function remove(c: Ctx, path: string): Promise<Response> {
+  await c.get('services').contents.delete(path);
+  return c.body(null, 204);
+}
+
+async function checkpoints(c: Ctx, path: string): Promise<Response> {
+  const contents = c.get('services').contents;
+  if (c.req.method === 'GET') return c.json(await contents.listCheckpoints(path));
+  const model = await contents.createCheckpoint(path);
+  const location = `${urlBase(c)}api/contents/${escapePath(path)}/checkpoints/${encodeURIComponent(model.id)}`;
+  return c.json(model, 201, { Location: location });
+}
+
+async function checkpoint(c: Ctx, path: string, id: string): Promise<Response> {
+  const contents = c.get('services').contents;
+  if (c.req.method === 'POST') await contents.restoreCheckpoint(path, id);
+  else await contents.deleteCheckpoint(path, id);
+  return c.body(null, 204);
+}
+
+function parseBody<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  throw badRequest(`Invalid request body: ${v.summarize(result.issues).replace(/\n/g, '; ')}`);
+}
+
+/**
+ * Save-conflict protection: `If-Match: "<sha256>"` (the `hash` of a model fetched with `?hash=1`
+ * or returned by the last save) and/or `If-Unmodified-Since` (RFC 1123, or ISO with microseconds
+ * as in `last_modified`). A mismatch is a 409 and nothing is written.
+ */
+function precondition(c: Ctx): SavePrecondition {
+  const result: SavePrecondition = {};
+  const ifMatch = c.req.header('If-Match');
+  const since = c.req.header('If-Unmodified-Since');
+  if (ifMatch) result.hash = ifMatch;
+  if (since) result.lastModified = since;
+  return result;
+}
+
+function modelResponse(c: Ctx, model: ContentsModel, status: 200 | 201, withLocation: boolean): Response {
+  const headers: Record<string, string> = {
+    'Last-Modified': httpDate(model.last_modified),
+    'Cache-Control': 'no-store',
+  };
+  if (withLocation) headers.Location = `${urlBase(c)}api/contents/${escapePath(model.path)}`;
+  if (model.hash) headers.ETag = `"${model.hash}"`;
+  return c.json(model, status, headers);
+}

@@ -1,0 +1,96 @@
+import * as fs from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ContentsFixture,
+  inProcess,
+  makeContentsFixture,
+  overSocket,
+  type Transport,
+} from './contents-fixture.js';
+
+describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind) => {
+  let fx: ContentsFixture;
+  let t: Transport;
+  const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+  beforeAll(async () => {
+    fx = await makeContentsFixture();
+    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31) % 251;
+    const root = fx.root;
+    await fs.writeFile(nodePath.join(root, 'notes.txt'), 'plain text\n');
+    await fs.writeFile(nodePath.join(root, 'page.html'), '<script>alert(1)</script>');
+    await fs.writeFile(nodePath.join(root, 'README'), 'no extension, but text ✓');
+    await fs.writeFile(nodePath.join(root, 'blob'), Buffer.from([0, 1, 2, 3, 0xff]));
+    await fs.writeFile(nodePath.join(root, 'big.bin'), big);
+    await fs.writeFile(nodePath.join(root, 'n.ipynb'), '{"cells":[],"metadata":{},"nbformat":4,"nbformat_minor":5}');
+    await fs.writeFile(nodePath.join(root, '.secret'), 'hidden');
+    await fs.mkdir(nodePath.join(root, 'dir ü'));
+    await fs.writeFile(nodePath.join(root, 'dir ü', 'résumé (1).txt'), 'nested');
+  });
+  afterAll(async () => {
+    await t.close();
+    await fx.cleanup();
+  });
+
+  it('serves text with charset, nosniff, a sandbox CSP and Last-Modified', async () => {
+    const res = await t.request('GET', '/files/notes.txt');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('text/plain; charset=UTF-8');
+    expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    expect(res.headers.get('Content-Security-Policy')).toMatch(/^sandbox allow-scripts/);
+    expect(res.headers.get('Content-Disposition')).toBeNull();
+    expect(res.headers.get('Last-Modified')).toMatch(/GMT$/);
+    expect(res.headers.get('Content-Length')).toBe('11');
+    expect(await res.text()).toBe('plain text\n');
+  });
+
+  it('sandboxes HTML so its scripts cannot reach the API', async () => {
+    const res = await t.request('GET', '/files/page.html');
+    expect(res.headers.get('Content-Type')).toBe('text/html');
+    expect(res.headers.get('Content-Security-Policy')).toMatch(/^sandbox allow-scripts/);
+    expect(await res.text()).toBe('<script>alert(1)</script>');
+  });
+
+  it('sniffs files without a known extension', async () => {
+    const text = await t.request('GET', '/files/README');
+    expect(text.headers.get('Content-Type')).toBe('text/plain; charset=UTF-8');
+    expect(await text.text()).toBe('no extension, but text ✓');
+    const binary = await t.request('GET', '/files/blob');
+    expect(binary.headers.get('Content-Type')).toBe('application/octet-stream');
+    expect(Buffer.from(await binary.arrayBuffer())).toEqual(Buffer.from([0, 1, 2, 3, 0xff]));
+  });
+
+  it('streams large binaries intact', async () => {
+    const res = await t.request('GET', '/files/big.bin');
+    expect(res.headers.get('Content-Length')).toBe(String(big.length));
+    expect(Buffer.from(await res.arrayBuffer()).equals(big)).toBe(true);
+  });
+
+  it('sends notebooks and ?download=1 as attachments', async () => {
+    const nb = await t.request('GET', '/files/n.ipynb');
+    expect(nb.headers.get('Content-Type')).toBe('application/x-ipynb+json');
+    expect(nb.headers.get('Content-Disposition')).toBe("attachment; filename*=utf-8''n.ipynb");
+    const dl = await t.request('GET', '/files/dir%20%C3%BC/r%C3%A9sum%C3%A9%20(1).txt?download=1');
+    expect(dl.status).toBe(200);
+    expect(dl.headers.get('Content-Disposition')).toBe("attachment; filename*=utf-8''r%C3%A9sum%C3%A9%20%281%29.txt");
+    expect(await dl.text()).toBe('nested');
+    const inline = await t.request('GET', '/files/notes.txt?download=0');
+    expect(inline.headers.get('Content-Disposition')).toBeNull();
+  });
+
+  it('answers HEAD with the headers and no body', async () => {
+    const res = await t.request('HEAD', '/files/big.bin');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Length')).toBe(String(big.length));
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it('404s hidden files, directories and missing files without leaking anything', async () => {
+    for (const path of ['/files/.secret', '/files/dir%20%C3%BC', '/files/missing.txt', '/files/']) {
+      const res = await t.request('GET', path);
+      expect(res.status, path).toBe(404);
+      expect(await res.text()).not.toContain(fx.root);
+    }
+  });
+});
