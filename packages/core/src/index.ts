@@ -5,3 +5,6 @@ export * from './errors.js';
 export * from './export/index.js';
 export * as protocol from './protocol/index.js';
 export * from './rst/index.js';
+export * from './kernels/index.js';
+export * from './kernelspecs/index.js';
+export * from './sessions/index.js';

@@ -1,0 +1,348 @@
+import { randomUUID } from 'node:crypto';
+import { Dealer, Subscriber } from 'zeromq';
+import { NbserveError } from '../errors.js';
+import type { KernelSpecEntry } from '../kernelspecs/spec.js';
+import { createMessage, isoDate } from '../protocol/header.js';
+import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
+import { Signer } from '../protocol/signing.js';
+import type { ExecutionState, JupyterMessage, RawMessage } from '../protocol/types.js';
+import { decodeWire, encodeWire } from '../protocol/wire.js';
+import { type ClientHost, KernelClient } from './client.js';
+import { endpoint } from './connection-file.js';
+import type { KernelProcess } from './provisioner.js';
+import { SocketWriter } from './socket-writer.js';
+import type { ConnectionInfo, KernelModel } from './types.js';
+
+/** Lifecycle notices the channels WebSocket turns into iopub `status` messages. */
+export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
+
+/** Receives every verified iopub message once, as the kernel serialized it. */
+export type IopubListener = (raw: RawMessage, msgType: string) => void;
+
+/**
+ * Parent request types whose busy/idle changes the reported execution_state (jupyter_server's
+ * rule): the server's own kernel_info nudges and control traffic do not make a kernel "busy".
+ */
+const UNTRACKED_PARENTS = new Set([
+  'comm_info_request',
+  'kernel_info_request',
+  'shutdown_request',
+  'interrupt_request',
+  'debug_request',
+]);
+
+/** One running kernel: its process, the server's own sockets to it, its state and its clients. */
+export class Kernel implements ClientHost {
+  readonly id: string;
+  readonly name: string;
+  readonly spec: KernelSpecEntry;
+  /** The working directory the kernel runs in. */
+  readonly cwd: string;
+  /** Extra environment it was started with (e.g. JPY_SESSION_NAME), reused on restart. */
+  readonly env: Record<string, string>;
+  /** The server's session id in headers of messages it sends itself. */
+  readonly session = randomUUID();
+  executionState: ExecutionState = 'starting';
+  lastActivity: Date;
+  /** Open WebSocket connections; maintained by the channels endpoint. */
+  connections = 0;
+  reason = '';
+  /** Messages from the kernel dropped because their signature did not verify. */
+  badSignatures = 0;
+  /** Messages from the kernel dropped because they were not valid Jupyter wire messages. */
+  malformedMessages = 0;
+
+  #process: KernelProcess | undefined;
+  #connection: ConnectionInfo | undefined;
+  #signer: Signer | undefined;
+  #iopub: Subscriber | undefined;
+  #shell: Dealer | undefined;
+  #control: Dealer | undefined;
+  #writers: { shell: SocketWriter; control: SocketWriter } | undefined;
+  #sawIopub = false;
+  readonly #waiters = new Map<string, (raw: RawMessage | undefined) => void>();
+  readonly #clients = new Set<KernelClient>();
+  readonly #iopubListeners = new Set<IopubListener>();
+  readonly #lifecycleListeners = new Set<(event: KernelLifecycleEvent) => void>();
+  readonly #now: () => Date;
+  #warnedSignature = false;
+  readonly #warn: (message: string) => void;
+
+  constructor(options: {
+    id: string;
+    spec: KernelSpecEntry;
+    cwd: string;
+    env: Record<string, string>;
+    now: () => Date;
+    warn: (message: string) => void;
+  }) {
+    this.id = options.id;
+    this.spec = options.spec;
+    this.name = options.spec.name;
+    this.cwd = options.cwd;
+    this.env = options.env;
+    this.#now = options.now;
+    this.#warn = options.warn;
+    this.lastActivity = options.now();
+  }
+
+  get process(): KernelProcess | undefined {
+    return this.#process;
+  }
+
+  get connectionInfo(): ConnectionInfo | undefined {
+    return this.#connection;
+  }
+
+  get signer(): Signer | undefined {
+    return this.#signer;
+  }
+
+  model(): KernelModel {
+    const model: KernelModel = {
+      id: this.id,
+      name: this.name,
+      last_activity: isoDate(this.lastActivity),
+      execution_state: this.executionState,
+      connections: this.connections,
+    };
+    if (this.reason) model.reason = this.reason;
+    return model;
+  }
+
+  /** Subscribes to iopub; returns the unsubscribe function. */
+  onIopub(listener: IopubListener): () => void {
+    this.#iopubListeners.add(listener);
+    return () => this.#iopubListeners.delete(listener);
+  }
+
+  onLifecycle(listener: (event: KernelLifecycleEvent) => void): () => void {
+    this.#lifecycleListeners.add(listener);
+    return () => this.#lifecycleListeners.delete(listener);
+  }
+
+  /** A new frontend connection with its own shell/control/stdin sockets. */
+  createClient(): KernelClient {
+    const client = new KernelClient(this);
+    this.#clients.add(client);
+    return client;
+  }
+
+  removeClient(client: KernelClient): void {
+    this.#clients.delete(client);
+  }
+
+  noteActivity(): void {
+    this.lastActivity = this.#now();
+  }
+
+  countBadMessage(kind: 'signature' | 'malformed'): void {
+    if (kind === 'signature') {
+      this.badSignatures++;
+      if (!this.#warnedSignature) {
+        this.#warnedSignature = true;
+        this.#warn(`Kernel ${this.id}: dropped a message with an invalid signature`);
+      }
+    } else {
+      this.malformedMessages++;
+    }
+  }
+
+  reportListenerError(error: unknown): void {
+    this.#warn(`Kernel ${this.id}: message listener failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+
+  emitLifecycle(event: KernelLifecycleEvent): void {
+    for (const listener of this.#lifecycleListeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.reportListenerError(error);
+      }
+    }
+  }
+
+  /** Connects the server's sockets (and every client's) to a freshly launched process. */
+  attach(process: KernelProcess): void {
+    this.detach();
+    const info = process.connection;
+    this.#process = process;
+    this.#connection = info;
+    this.#signer = new Signer(info.key, info.signature_scheme);
+    this.#sawIopub = false;
+    const iopub = new Subscriber({ linger: 0, receiveHighWaterMark: 0 });
+    iopub.subscribe();
+    iopub.connect(endpoint(info, info.iopub_port));
+    const shell = new Dealer({ linger: 0 });
+    shell.connect(endpoint(info, info.shell_port));
+    const control = new Dealer({ linger: 0 });
+    control.connect(endpoint(info, info.control_port));
+    this.#iopub = iopub;
+    this.#shell = shell;
+    this.#control = control;
+    this.#writers = { shell: new SocketWriter(shell), control: new SocketWriter(control) };
+    void this.#receiveIopub(iopub);
+    void this.#receiveReplies(shell);
+    void this.#receiveReplies(control);
+    for (const client of this.#clients) client.attach(info);
+  }
+
+  /** Closes every socket to the current process (before a restart or after shutdown). */
+  detach(): void {
+    this.#writers?.shell.close();
+    this.#writers?.control.close();
+    this.#iopub?.close();
+    this.#shell?.close();
+    this.#control?.close();
+    this.#iopub = this.#shell = this.#control = undefined;
+    this.#writers = undefined;
+    for (const client of this.#clients) client.detach();
+  }
+
+  /** Closes everything including clients; the kernel object is finished. */
+  dispose(): void {
+    this.detach();
+    for (const client of [...this.#clients]) client.close();
+    this.#iopubListeners.clear();
+    this.#lifecycleListeners.clear();
+    for (const resolve of [...this.#waiters.values()]) resolve(undefined);
+    this.#waiters.clear();
+  }
+
+  /** Sends a request from the server itself on shell or control and waits for the reply. */
+  async request(
+    channel: 'shell' | 'control',
+    msgType: string,
+    content: object,
+    timeoutMs: number,
+  ): Promise<JupyterMessage | undefined> {
+    const msg = createMessage(msgType, content, { session: this.session });
+    const raw = toRaw(msg);
+    const writers = this.#writers;
+    const signer = this.#signer;
+    if (!writers || !signer) return undefined;
+    const reply = new Promise<RawMessage | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(msg.header.msg_id);
+        resolve(undefined);
+      }, timeoutMs);
+      this.#waiters.set(msg.header.msg_id, (r) => {
+        clearTimeout(timer);
+        this.#waiters.delete(msg.header.msg_id);
+        resolve(r);
+      });
+    });
+    writers[channel].write(encodeWire(raw, signer));
+    const answer = await reply;
+    if (!answer) return undefined;
+    try {
+      return {
+        header: parsePart(answer.header),
+        parent_header: parsePart(answer.parentHeader),
+        metadata: parsePart(answer.metadata),
+        content: parsePart(answer.content),
+        buffers: answer.buffers,
+      } as JupyterMessage;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Readiness: a `kernel_info_reply` and at least one iopub message (so the subscription is
+   * live and no output is lost). Retries every 0.5 s like jupyter_server's nudge.
+   */
+  async waitReady(timeoutMs: number): Promise<void> {
+    const process = this.#process;
+    const deadline = Date.now() + timeoutMs;
+    let exited = false;
+    void process?.exited.then(() => {
+      exited = true;
+    });
+    let replied = false;
+    while (!(replied && this.#sawIopub)) {
+      if (exited)
+        throw new NbserveError('internal', `Kernel ${this.name} died while starting`, {
+          reason: 'kernel start failed',
+        });
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new NbserveError(
+          'timeout',
+          `Kernel ${this.name} did not answer kernel_info_request within ${Math.round(timeoutMs / 1000)} s`,
+          { reason: 'kernel start timeout' },
+        );
+      }
+      const reply = await this.request('shell', 'kernel_info_request', {}, Math.min(500, left));
+      if (reply?.header.msg_type === 'kernel_info_reply') replied = true;
+      else if (replied && !this.#sawIopub) await new Promise((r) => setTimeout(r, 50));
+    }
+    if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
+  }
+
+  async #receiveReplies(socket: Dealer): Promise<void> {
+    try {
+      for await (const frames of socket) {
+        const raw = this.#verified(frames);
+        if (!raw) continue;
+        const parentId = peekStringField(raw.parentHeader, 'msg_id');
+        this.#waiters.get(parentId)?.(raw);
+      }
+    } catch {
+      // closed
+    }
+  }
+
+  #verified(frames: Uint8Array[]): RawMessage | undefined {
+    const signer = this.#signer;
+    if (!signer) return undefined;
+    try {
+      const wire = decodeWire(frames);
+      if (signer.verify(wire.signature, wire.raw)) return wire.raw;
+      this.countBadMessage('signature');
+    } catch {
+      this.countBadMessage('malformed');
+    }
+    return undefined;
+  }
+
+  async #receiveIopub(socket: Subscriber): Promise<void> {
+    try {
+      for await (const frames of socket) {
+        const raw = this.#verified(frames);
+        if (!raw) continue;
+        this.#sawIopub = true;
+        this.lastActivity = this.#now();
+        const msgType = peekMsgType(raw.header);
+        if (msgType === 'status') this.#trackStatus(raw);
+        for (const listener of this.#iopubListeners) {
+          try {
+            listener(raw, msgType);
+          } catch (error) {
+            this.reportListenerError(error);
+          }
+        }
+      }
+    } catch {
+      // closed
+    }
+  }
+
+  #trackStatus(raw: RawMessage): void {
+    let state: unknown;
+    try {
+      state = (parsePart(raw.content) as { execution_state?: unknown }).execution_state;
+    } catch {
+      return;
+    }
+    if (typeof state !== 'string') return;
+    if (this.executionState === 'starting') {
+      this.executionState = 'idle';
+      return;
+    }
+    if (this.executionState === 'restarting' || this.executionState === 'dead') return;
+    if (UNTRACKED_PARENTS.has(peekMsgType(raw.parentHeader))) return;
+    if (state === 'busy' || state === 'idle') this.executionState = state;
+    else if (state === 'starting') this.executionState = 'starting';
+  }
+}

@@ -1,0 +1,168 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { NbserveError } from '../errors.js';
+import { readConnectionFile } from './connection-file.js';
+import type { PidRegistry } from './pid-registry.js';
+import { isGroupAlive, signalGroup } from './process-group.js';
+import type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest } from './provisioner.js';
+import type { ConnectionInfo } from './types.js';
+
+/** Process groups of kernels this process started and has not yet seen die. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Last resort for an exiting server (uncaught error, `process.exit`): kill every kernel group
+ * synchronously. Graceful shutdown goes through KernelManager.shutdownAll() before this.
+ */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  });
+}
+
+export interface LocalProvisionerOptions {
+  runtimeDir: string;
+  /** Persisted pid records so a later server can reap kernels this one leaves behind. */
+  registry?: PidRegistry;
+  /** Base environment of kernels. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Replaces `{prefix}` in argv (Python's sys.prefix in jupyter_client). */
+  prefix?: string;
+}
+
+const TAIL_BYTES = 4096;
+
+function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
+}
+
+/**
+ * Spawns kernels as local processes. The kernel picks its own ports: it gets `-f` with a path
+ * that does not exist yet, binds, and writes the connection file, which is read back — no port
+ * race between choosing a port and the kernel binding it.
+ */
+export class LocalProvisioner implements KernelProvisioner {
+  readonly #options: LocalProvisionerOptions;
+
+  constructor(options: LocalProvisionerOptions) {
+    this.#options = options;
+    installExitHook();
+  }
+
+  async launch(request: LaunchRequest): Promise<KernelProcess> {
+    const { runtimeDir } = this.#options;
+    mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
+    const connectionFile = path.resolve(runtimeDir, `kernel-${request.kernelId}.json`);
+    rmSync(connectionFile, { force: true });
+    const substitutions: Record<string, string> = {
+      connection_file: connectionFile,
+      resource_dir: request.spec.resourceDir ?? '',
+      ...(this.#options.prefix ? { prefix: this.#options.prefix } : {}),
+    };
+    const argv = request.spec.spec.argv.map((arg) =>
+      arg.replace(/\{([a-z_]+)\}/g, (whole, key: string) => substitutions[key] ?? whole),
+    );
+    const baseEnv = this.#options.env ?? process.env;
+    const specEnv = Object.fromEntries(
+      Object.entries(request.spec.spec.env).map(([k, v]) => [k, expandEnv(v, baseEnv)]),
+    );
+    const env = { ...baseEnv, ...specEnv, ...request.env, JPY_PARENT_PID: String(process.pid) };
+    const [command, ...args] = argv as [string, ...string[]];
+
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, { cwd: request.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (cause) {
+      throw startError(request, `could not run ${command}`, cause);
+    }
+    let tail = '';
+    const keepTail = (chunk: Buffer) => {
+      tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
+    };
+    child.stdout?.on('data', keepTail);
+    child.stderr?.on('data', keepTail);
+
+    const exited = new Promise<ExitInfo>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('error', () => resolve({ code: null, signal: null }));
+    });
+    const spawnFailure = new Promise<NodeJS.ErrnoException>((resolve) => child.once('error', resolve));
+    const pid = child.pid;
+    if (pid === undefined) {
+      const error = await spawnFailure;
+      const what =
+        error.code === 'ENOENT' ? `${command} was not found` : `${command} could not be started (${error.code})`;
+      throw startError(request, what, error);
+    }
+    liveGroups.add(pid);
+    this.#options.registry?.add(request.kernelId, pid, connectionFile);
+    let dead = false;
+    void exited.then(() => {
+      dead = true;
+    });
+
+    const cleanupFiles = () => {
+      rmSync(connectionFile, { force: true });
+      this.#options.registry?.remove(request.kernelId);
+    };
+    const kill = async () => {
+      signalGroup(pid, 'SIGKILL');
+      await exited;
+      // The leader is gone; take any children it left in its group with it.
+      if (isGroupAlive(pid)) signalGroup(pid, 'SIGKILL');
+      liveGroups.delete(pid);
+      cleanupFiles();
+    };
+
+    let connection: ConnectionInfo | undefined;
+    const deadline = Date.now() + request.timeoutMs;
+    while (connection === undefined) {
+      connection = await readConnectionFile(connectionFile);
+      if (connection !== undefined) break;
+      if (dead) {
+        await kill();
+        const exit = await exited;
+        throw startError(
+          request,
+          `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
+          undefined,
+          tail,
+        );
+      }
+      if (Date.now() > deadline) {
+        await kill();
+        throw startError(
+          request,
+          `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
+          undefined,
+          tail,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const info = connection;
+    return {
+      connection: info,
+      pid,
+      exited,
+      isAlive: () => !dead,
+      signal: (signal) => {
+        if (!dead) signalGroup(pid, signal);
+      },
+      kill,
+      outputTail: () => tail,
+    };
+  }
+}
+
+function startError(request: LaunchRequest, what: string, cause?: unknown, output?: string): NbserveError {
+  if (output) console.error(`[nbserve] kernel ${request.spec.name} output before failure:\n${output}`);
+  return new NbserveError('internal', `Error starting kernel ${request.spec.name}: ${what}`, {
+    reason: 'kernel start failed',
+    cause,
+  });
+}

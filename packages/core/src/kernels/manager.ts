@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import { NbserveError, notFound } from '../errors.js';
+import type { KernelSpecManager } from '../kernelspecs/manager.js';
+import { Kernel } from './kernel.js';
+import type { KernelProcess, KernelProvisioner } from './provisioner.js';
+import type { KernelModel } from './types.js';
+import { resolveWorkingDir } from './working-dir.js';
+
+export interface CullingOptions {
+  /** Seconds of inactivity after which a kernel is shut down; 0 = never (default). */
+  idleTimeout: number;
+  /** Seconds between culling passes. Default 300. */
+  interval: number;
+  /** Also cull kernels with open connections. Default false. */
+  connected: boolean;
+  /** Also cull busy kernels. Default false. */
+  busy: boolean;
+}
+
+export interface KernelManagerOptions {
+  kernelspecs: KernelSpecManager;
+  provisioner: KernelProvisioner;
+  /** Contents root; kernel `path` hints resolve under it. */
+  rootDir: string;
+  /** Time to wait for a new kernel's kernel_info_reply (and its connection file). Default 60 s. */
+  kernelInfoTimeoutMs?: number;
+  /** Grace for a kernel to exit after shutdown_request (half) and SIGTERM (half). Default 5 s. */
+  shutdownWaitMs?: number;
+  /** Restart a kernel whose process dies unexpectedly. Default true. */
+  autoRestart?: boolean;
+  /** Consecutive failed automatic restarts before a kernel is declared dead. Default 5. */
+  restartLimit?: number;
+  /** A restarted kernel that stays alive this long counts as a successful restart. Default 10 s. */
+  stableStartMs?: number;
+  culling?: Partial<CullingOptions>;
+  now?: () => Date;
+  warn?: (message: string) => void;
+}
+
+export interface StartKernelOptions {
+  name?: string | undefined;
+  /** API path of the notebook/directory; sets the working directory. */
+  path?: string | undefined;
+  /** A client-chosen id (JS2); an already running kernel with this id is returned as is. */
+  kernelId?: string | undefined;
+  /** Extra environment, e.g. `JPY_SESSION_NAME`. */
+  env?: Record<string, string>;
+}
+
+interface Tracking {
+  startedAt: number;
+  failures: number;
+  /** Set while the server itself stops or restarts the process: its exit is expected. */
+  expectingExit: boolean;
+}
+
+/** Starts, tracks, restarts and stops kernels. */
+export class KernelManager {
+  readonly #options: KernelManagerOptions;
+  readonly #kernels = new Map<string, Kernel>();
+  readonly #tracking = new Map<string, Tracking>();
+  readonly #removedListeners = new Set<(kernelId: string) => void>();
+  readonly #now: () => Date;
+  readonly #warn: (message: string) => void;
+  readonly #culling: CullingOptions;
+  #cullTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: KernelManagerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+    this.#warn = options.warn ?? ((m) => console.warn(`[nbserve] ${m}`));
+    this.#culling = {
+      idleTimeout: options.culling?.idleTimeout ?? 0,
+      interval: options.culling?.interval ?? 300,
+      connected: options.culling?.connected ?? false,
+      busy: options.culling?.busy ?? false,
+    };
+    if (this.#culling.idleTimeout > 0 && this.#culling.interval > 0) {
+      this.#cullTimer = setInterval(() => void this.cullIdle(), this.#culling.interval * 1000);
+      this.#cullTimer.unref();
+    }
+  }
+
+  get #kernelInfoTimeout(): number {
+    return this.#options.kernelInfoTimeoutMs ?? 60_000;
+  }
+
+  list(): KernelModel[] {
+    return [...this.#kernels.values()].map((k) => k.model());
+  }
+
+  has(id: string): boolean {
+    return this.#kernels.has(id);
+  }
+
+  /** Throws not-found `Kernel does not exist: <id>`. */
+  get(id: string): Kernel {
+    const kernel = this.#kernels.get(id);
+    if (!kernel) throw notFound(`Kernel does not exist: ${id}`);
+    return kernel;
+  }
+
+  /** Called with the id of every kernel that goes away (shutdown, culled or dead). */
+  onRemoved(listener: (kernelId: string) => void): () => void {
+    this.#removedListeners.add(listener);
+    return () => this.#removedListeners.delete(listener);
+  }
+
+  /** Starts a kernel and returns once it answered kernel_info. */
+  async start(options: StartKernelOptions = {}): Promise<Kernel> {
+    if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
+    if (options.kernelId) {
+      const existing = this.#kernels.get(options.kernelId);
+      if (existing) return existing;
+    }
+    const name = options.name || (await this.#options.kernelspecs.defaultName());
+    let spec: Awaited<ReturnType<KernelSpecManager['get']>>;
+    try {
+      spec = await this.#options.kernelspecs.get(name);
+    } catch {
+      throw notFound(`No such kernel named ${name}`);
+    }
+    const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
+    const kernel = new Kernel({
+      id: options.kernelId ?? randomUUID(),
+      spec,
+      cwd,
+      env: options.env ?? {},
+      now: this.#now,
+      warn: this.#warn,
+    });
+    this.#kernels.set(kernel.id, kernel);
+    this.#tracking.set(kernel.id, { startedAt: Date.now(), failures: 0, expectingExit: false });
+    try {
+      await this.#launch(kernel);
+    } catch (error) {
+      this.#kernels.delete(kernel.id);
+      this.#tracking.delete(kernel.id);
+      kernel.dispose();
+      throw error;
+    }
+    return kernel;
+  }
+
+  /** Launches the kernel's process, connects and waits for readiness; kills it on failure. */
+  async #launch(kernel: Kernel): Promise<void> {
+    const process = await this.#options.provisioner.launch({
+      kernelId: kernel.id,
+      spec: kernel.spec,
+      cwd: kernel.cwd,
+      env: kernel.env,
+      timeoutMs: this.#kernelInfoTimeout,
+    });
+    kernel.attach(process);
+    try {
+      await kernel.waitReady(this.#kernelInfoTimeout);
+    } catch (error) {
+      kernel.detach();
+      await process.kill();
+      throw error;
+    }
+    const tracking = this.#tracking.get(kernel.id);
+    if (tracking) tracking.startedAt = Date.now();
+    void process.exited.then(() => this.#onExit(kernel, process));
+  }
+
+  async interrupt(id: string): Promise<void> {
+    const kernel = this.get(id);
+    if (kernel.spec.spec.interrupt_mode === 'message') {
+      // Not awaited: REST answers at once, as upstream.
+      void kernel.request('control', 'interrupt_request', {}, this.#kernelInfoTimeout);
+    } else {
+      kernel.process?.signal('SIGINT');
+    }
+  }
+
+  /** Restarts a kernel in place (same id); returns once the new process answered kernel_info. */
+  async restart(id: string): Promise<Kernel> {
+    const kernel = this.get(id);
+    const tracking = this.#tracking.get(id);
+    if (!tracking || tracking.expectingExit) throw new NbserveError('conflict', `Kernel ${id} is already restarting`);
+    tracking.expectingExit = true;
+    try {
+      await this.#stopProcess(kernel, true);
+      kernel.executionState = 'starting';
+      await this.#launch(kernel);
+      tracking.failures = 0;
+    } catch (error) {
+      this.#remove(kernel, 'dead');
+      throw new NbserveError('internal', `Exception restarting kernel: ${(error as Error).message}`, { cause: error });
+    } finally {
+      tracking.expectingExit = false;
+    }
+    return kernel;
+  }
+
+  async shutdown(id: string): Promise<void> {
+    const kernel = this.get(id);
+    const tracking = this.#tracking.get(id);
+    if (tracking) tracking.expectingExit = true;
+    this.#kernels.delete(id);
+    try {
+      await this.#stopProcess(kernel, false);
+    } finally {
+      this.#remove(kernel, undefined);
+    }
+  }
+
+  /** Shuts every kernel down in parallel; the manager refuses new kernels afterwards. */
+  async shutdownAll(): Promise<void> {
+    this.#closed = true;
+    if (this.#cullTimer) clearInterval(this.#cullTimer);
+    await Promise.all([...this.#kernels.keys()].map((id) => this.shutdown(id).catch(() => {})));
+  }
+
+  /** One culling pass (also run by the timer). Returns the ids shut down. */
+  async cullIdle(): Promise<string[]> {
+    const { idleTimeout, connected, busy } = this.#culling;
+    if (idleTimeout <= 0) return [];
+    const now = this.#now().getTime();
+    const victims = [...this.#kernels.values()].filter(
+      (k) =>
+        now - k.lastActivity.getTime() > idleTimeout * 1000 &&
+        (connected || k.connections === 0) &&
+        (busy || k.executionState !== 'busy') &&
+        k.executionState !== 'starting' &&
+        k.executionState !== 'restarting',
+    );
+    for (const k of victims) this.#warn(`Culling kernel ${k.name} (${k.id}): idle for more than ${idleTimeout} s`);
+    await Promise.all(victims.map((k) => this.shutdown(k.id).catch(() => {})));
+    return victims.map((k) => k.id);
+  }
+
+  /**
+   * shutdown_request on control, wait; SIGTERM to the group, wait; SIGKILL. Connection file
+   * and pid record are removed either way.
+   */
+  async #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
+    const process = kernel.process;
+    if (!process) return;
+    const half = (this.#options.shutdownWaitMs ?? 5000) / 2;
+    const exitedWithin = (ms: number) =>
+      Promise.race([
+        process.exited.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
+      ]);
+    if (process.isAlive()) {
+      void kernel.request('control', 'shutdown_request', { restart }, half);
+      if (!(await exitedWithin(half))) {
+        process.signal('SIGTERM');
+        await exitedWithin(half);
+      }
+    }
+    kernel.detach();
+    await process.kill();
+  }
+
+  #remove(kernel: Kernel, finalState: 'dead' | undefined): void {
+    if (finalState) {
+      kernel.executionState = finalState;
+      kernel.emitLifecycle('dead');
+    }
+    this.#kernels.delete(kernel.id);
+    this.#tracking.delete(kernel.id);
+    kernel.dispose();
+    for (const listener of this.#removedListeners) listener(kernel.id);
+  }
+
+  /** The process died without being asked: restart it, or give up after too many failures. */
+  async #onExit(kernel: Kernel, process: KernelProcess): Promise<void> {
+    const tracking = this.#tracking.get(kernel.id);
+    if (!tracking || tracking.expectingExit || kernel.process !== process || this.#closed) return;
+    tracking.expectingExit = true;
+    kernel.detach();
+    await process.kill();
+    const autoRestart = this.#options.autoRestart ?? true;
+    const limit = this.#options.restartLimit ?? 5;
+    const stable = this.#options.stableStartMs ?? 10_000;
+    // A kernel that ran for a while before dying starts a fresh count.
+    tracking.failures = Date.now() - tracking.startedAt >= stable ? 1 : tracking.failures + 1;
+    this.#warn(`Kernel ${kernel.name} (${kernel.id}) died unexpectedly`);
+    if (!autoRestart || tracking.failures > limit) {
+      kernel.reason = 'Kernel died and could not be restarted';
+      this.#remove(kernel, 'dead');
+      return;
+    }
+    kernel.executionState = 'restarting';
+    kernel.emitLifecycle('restarting');
+    while (!this.#closed && this.#kernels.has(kernel.id)) {
+      try {
+        await this.#launch(kernel);
+        tracking.expectingExit = false;
+        kernel.emitLifecycle('restarted');
+        return;
+      } catch (error) {
+        tracking.failures++;
+        this.#warn(`Restarting kernel ${kernel.id} failed: ${(error as Error).message}`);
+        if (tracking.failures > limit) {
+          kernel.reason = 'Kernel died and could not be restarted';
+          this.#remove(kernel, 'dead');
+          return;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import type { KernelSpecEntry } from '../kernelspecs/spec.js';
+import type { ConnectionInfo } from './types.js';
+
+export interface LaunchRequest {
+  kernelId: string;
+  spec: KernelSpecEntry;
+  /** Working directory of the kernel process. */
+  cwd: string;
+  /** Extra environment (e.g. `JPY_SESSION_NAME`), merged over the server env and the spec's env. */
+  env: Record<string, string>;
+  /** How long to wait for the kernel to publish its connection info. */
+  timeoutMs: number;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** One launched kernel process (or remote kernel) as the manager sees it. */
+export interface KernelProcess {
+  readonly connection: ConnectionInfo;
+  /** Process id (= process group id for local kernels); undefined for remote kernels. */
+  readonly pid: number | undefined;
+  /** Resolves once the kernel process has exited. */
+  readonly exited: Promise<ExitInfo>;
+  isAlive(): boolean;
+  /** Sends a signal to the kernel's whole process group. */
+  signal(signal: NodeJS.Signals): void;
+  /** Kills what is left of the kernel (the whole group), waits for the exit, removes its files. */
+  kill(): Promise<void>;
+  /** The last output the kernel wrote, for server logs when it fails. */
+  outputTail(): string;
+}
+
+/** Starts kernels. The local provisioner spawns processes; a gateway provisioner could start remote ones. */
+export interface KernelProvisioner {
+  launch(request: LaunchRequest): Promise<KernelProcess>;
+}

@@ -1,0 +1,10 @@
+export { type KernelSpecListing, KernelSpecManager, type KernelSpecManagerOptions } from './manager.js';
+export { jupyterRuntimeDir, jupyterUserDataDir, type KernelSpecPathOptions, kernelSpecDirs } from './paths.js';
+export {
+  type BuiltinKernelSpec,
+  type KernelSpec,
+  type KernelSpecEntry,
+  normalizeKernelSpec,
+  resourceKey,
+  VALID_KERNEL_NAME,
+} from './spec.js';

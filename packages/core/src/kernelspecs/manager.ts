@@ -1,0 +1,190 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { notFound } from '../errors.js';
+import { kernelSpecDirs } from './paths.js';
+import {
+  type BuiltinKernelSpec,
+  type KernelSpecEntry,
+  normalizeKernelSpec,
+  resourceKey,
+  VALID_KERNEL_NAME,
+} from './spec.js';
+
+export interface KernelSpecManagerOptions {
+  /** The `kernels` directories to search, in priority order. Default: Jupyter's search path. */
+  dirs?: string[];
+  /** Environment used to compute the default search path. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Extra env prefix (like Python's sys.prefix) searched for `share/jupyter/kernels`. */
+  envPrefix?: string;
+  /** Specs registered in code. A spec on disk with the same name takes precedence. */
+  builtin?: BuiltinKernelSpec[];
+  /** The default kernel name. Default: `python3` when present, else the first built-in, else the first found. */
+  defaultName?: string;
+  /** When non-empty, only these names are listed or started. */
+  allowed?: string[];
+  /** Receives warnings about broken or oddly named specs. */
+  warn?: (message: string) => void;
+}
+
+export interface KernelSpecListing {
+  default: string;
+  kernelspecs: Record<string, KernelSpecEntry>;
+}
+
+/**
+ * Finds kernelspecs on disk and in code. Disk is re-read on every call, so kernelspecs installed
+ * while the server runs appear without a restart (listing a few directories is cheap).
+ */
+export class KernelSpecManager {
+  readonly dirs: readonly string[];
+  readonly #options: KernelSpecManagerOptions;
+  readonly #warned = new Set<string>();
+
+  constructor(options: KernelSpecManagerOptions = {}) {
+    this.#options = options;
+    this.dirs =
+      options.dirs ??
+      kernelSpecDirs({
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.envPrefix ? { envPrefix: options.envPrefix } : {}),
+      });
+  }
+
+  async list(): Promise<KernelSpecListing> {
+    const found = new Map<string, KernelSpecEntry>();
+    for (const dir of this.dirs) {
+      for (const entry of await this.#scanDir(dir)) if (!found.has(entry.name)) found.set(entry.name, entry);
+    }
+    for (const builtin of this.#options.builtin ?? []) {
+      const name = builtin.name.toLowerCase();
+      if (!found.has(name)) found.set(name, await this.#fromBuiltin(builtin));
+    }
+    const allowed = this.#options.allowed?.map((n) => n.toLowerCase()) ?? [];
+    const kernelspecs: Record<string, KernelSpecEntry> = {};
+    for (const [name, entry] of found) if (allowed.length === 0 || allowed.includes(name)) kernelspecs[name] = entry;
+    return { default: this.#defaultName(kernelspecs), kernelspecs };
+  }
+
+  /** One spec by name (case-insensitive). Throws not-found `Kernel spec <name> not found`. */
+  async get(name: string): Promise<KernelSpecEntry> {
+    const { kernelspecs } = await this.list();
+    const entry = kernelspecs[name.toLowerCase()];
+    if (!entry) throw notFound(`Kernel spec ${name} not found`);
+    return entry;
+  }
+
+  async defaultName(): Promise<string> {
+    return (await this.list()).default;
+  }
+
+  /**
+   * The absolute path of a resource file of a spec, for serving `/kernelspecs/<name>/<file>`.
+   * Any file directly inside the spec directory may be served (upstream serves the whole
+   * directory); paths with separators or dot-dot never leave it.
+   */
+  async resourcePath(name: string, file: string): Promise<string> {
+    const entry = await this.get(name);
+    if (
+      entry.resourceDir === null ||
+      file === '' ||
+      file.includes('/') ||
+      file.includes('\\') ||
+      file === '..' ||
+      file === '.' ||
+      file.includes('\0')
+    ) {
+      throw notFound(`Kernel spec resource ${name}/${file} not found`);
+    }
+    const full = path.join(entry.resourceDir, file);
+    try {
+      if ((await stat(full)).isFile()) return full;
+    } catch {
+      // fall through to not-found
+    }
+    throw notFound(`Kernel spec resource ${name}/${file} not found`);
+  }
+
+  #defaultName(kernelspecs: Record<string, KernelSpecEntry>): string {
+    const configured = this.#options.defaultName?.toLowerCase();
+    if (configured) return configured;
+    if (kernelspecs.python3) return 'python3';
+    const firstBuiltin = this.#options.builtin?.find((b) => kernelspecs[b.name.toLowerCase()]);
+    if (firstBuiltin) return firstBuiltin.name.toLowerCase();
+    return Object.keys(kernelspecs).sort()[0] ?? 'python3';
+  }
+
+  async #scanDir(dir: string): Promise<KernelSpecEntry[]> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return []; // a missing search directory is normal
+    }
+    const entries: KernelSpecEntry[] = [];
+    for (const dirName of names.sort()) {
+      const specDir = path.join(dir, dirName);
+      let text: string;
+      try {
+        text = await readFile(path.join(specDir, 'kernel.json'), 'utf8');
+      } catch {
+        continue; // not a kernelspec directory
+      }
+      const name = dirName.toLowerCase();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        this.#warnOnce(`Skipping kernelspec ${specDir}: kernel.json is not valid JSON`);
+        continue;
+      }
+      const normalized = normalizeKernelSpec(parsed);
+      if ('error' in normalized) {
+        this.#warnOnce(`Skipping kernelspec ${specDir}: ${normalized.error}`);
+        continue;
+      }
+      if (!VALID_KERNEL_NAME.test(name))
+        this.#warnOnce(`Kernelspec name ${JSON.stringify(dirName)} is not a valid kernel name`);
+      entries.push({ name, spec: normalized.spec, resourceDir: specDir, resources: await scanResources(specDir) });
+    }
+    return entries;
+  }
+
+  async #fromBuiltin(builtin: BuiltinKernelSpec): Promise<KernelSpecEntry> {
+    const resourceDir = builtin.resourceDir ?? null;
+    return {
+      name: builtin.name.toLowerCase(),
+      spec: {
+        argv: builtin.spec.argv,
+        env: builtin.spec.env ?? {},
+        display_name: builtin.spec.display_name,
+        language: builtin.spec.language,
+        interrupt_mode: builtin.spec.interrupt_mode ?? 'signal',
+        metadata: builtin.spec.metadata ?? {},
+      },
+      resourceDir,
+      resources: resourceDir ? await scanResources(resourceDir) : {},
+    };
+  }
+
+  #warnOnce(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    this.#options.warn?.(message);
+  }
+}
+
+async function scanResources(dir: string): Promise<Record<string, string>> {
+  const resources: Record<string, string> = {};
+  let files: string[];
+  try {
+    files = await readdir(dir);
+  } catch {
+    return resources;
+  }
+  for (const file of files.sort()) {
+    const key = resourceKey(file);
+    if (key !== undefined) resources[key] = file;
+  }
+  return resources;
+}

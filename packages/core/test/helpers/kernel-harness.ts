@@ -1,0 +1,105 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  type KernelClient,
+  KernelManager,
+  type KernelManagerOptions,
+  KernelSpecManager,
+  LocalProvisioner,
+  PidRegistry,
+  protocol,
+} from '../../src/index.js';
+import { writeFloodKernelSpec } from '../fixtures/flood-kernelspec.js';
+
+/** A KernelManager over real temp dirs, the Debian python3 kernelspec and the flood kernels. */
+export async function createKernelHarness(overrides: Partial<KernelManagerOptions> = {}) {
+  const base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-kernels-'));
+  const root = path.join(base, 'root');
+  const runtimeDir = path.join(base, 'runtime');
+  const kernelsDir = path.join(base, 'share', 'kernels');
+  await writeFloodKernelSpec(kernelsDir, 'flood');
+  await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
+  await writeFloodKernelSpec(kernelsDir, 'flood-signal', { interruptMode: 'signal' });
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(root, { recursive: true });
+  const kernelspecs = new KernelSpecManager({ dirs: [kernelsDir, '/usr/share/jupyter/kernels'] });
+  const registry = new PidRegistry(runtimeDir);
+  const warnings: string[] = [];
+  const manager = new KernelManager({
+    kernelspecs,
+    provisioner: new LocalProvisioner({ runtimeDir, registry }),
+    rootDir: root,
+    warn: (m) => warnings.push(m),
+    ...overrides,
+  });
+  return {
+    base,
+    root,
+    runtimeDir,
+    kernelsDir,
+    kernelspecs,
+    registry,
+    manager,
+    warnings,
+    async dispose() {
+      await manager.shutdownAll();
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Sends a request through a client and collects replies and iopub messages for it until idle. */
+export function runOnClient(
+  kernel: { onIopub: (l: (raw: protocol.RawMessage, t: string) => void) => () => void; session: string },
+  client: KernelClient,
+  msgType: string,
+  content: object,
+  options: { channel?: 'shell' | 'control'; onStdin?: (msg: protocol.JupyterMessage) => void; timeoutMs?: number } = {},
+): Promise<{ reply: protocol.JupyterMessage; iopub: protocol.JupyterMessage[] }> {
+  const full =
+    msgType === 'execute_request'
+      ? {
+          silent: false,
+          store_history: true,
+          user_expressions: {},
+          allow_stdin: false,
+          stop_on_error: true,
+          ...content,
+        }
+      : content;
+  const request = protocol.createMessage(msgType, full, { session: 'test-client' });
+  const iopub: protocol.JupyterMessage[] = [];
+  let reply: protocol.JupyterMessage | undefined;
+  let idle = false;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timeout waiting for ${msgType}`));
+    }, options.timeoutMs ?? 30_000);
+    const done = () => {
+      if (reply && idle) {
+        clearTimeout(timer);
+        off();
+        resolve({ reply, iopub });
+      }
+    };
+    const off = kernel.onIopub((raw) => {
+      const msg = protocol.fromRaw(raw);
+      if ((msg.parent_header as protocol.MessageHeader).msg_id !== request.header.msg_id) return;
+      iopub.push(msg);
+      if (msg.header.msg_type === 'status' && msg.content.execution_state === 'idle') idle = true;
+      done();
+    });
+    client.onMessage = (channel, raw) => {
+      const msg = protocol.fromRaw(raw);
+      if (channel === 'stdin') options.onStdin?.(msg);
+      else if ((msg.parent_header as protocol.MessageHeader).msg_id === request.header.msg_id) reply = msg;
+      done();
+    };
+    client.send(options.channel ?? 'shell', protocol.toRaw(request));
+  });
+}
+
+/** True when /proc shows a live (non-zombie) process with this pid. */
+export { isProcessAlive } from '../../src/index.js';
