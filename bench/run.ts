@@ -9,22 +9,26 @@ import { REPO_ROOT, removeTempDirs, tempDir } from './lib/workspace.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { FLOOD_KERNEL } from './scenarios/iopub.js';
 
-const USAGE = `usage: pnpm bench [--quick] [--no-jupyter] [scenario-or-group ...]
+const USAGE = `usage: pnpm bench [--quick] [--no-jupyter] [--profile] [scenario-or-group ...]
 
 groups:    ${[...new Set(SCENARIOS.map((s) => s.group))].join(', ')}
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
 
 --quick       smaller inputs and shorter runs (a smoke test of the harness, ~2 min)
---no-jupyter  skip the jupyter_server / Notebook 6.4 comparison runs`;
+--no-jupyter  skip the jupyter_server / Notebook 6.4 comparison runs
+--profile     run nbserve under node --cpu-prof; profiles go to bench/results/profiles/<scenario>/
+              (summarise one with: node --import tsx bench/profile-summary.ts <file.cpuprofile>)`;
 
-function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; selected: Scenario[] } {
+function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; profile: boolean; selected: Scenario[] } {
   let quick = false;
+  let profile = false;
   let jupyter = true;
   const names: string[] = [];
   for (const arg of argv) {
     if (arg === '--') continue;
     if (arg === '--quick') quick = true;
     else if (arg === '--no-jupyter') jupyter = false;
+    else if (arg === '--profile') profile = true;
     else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -40,7 +44,7 @@ function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; selected
     console.error(`unknown scenario or group: ${unknown.join(', ')}\n\n${USAGE}`);
     process.exit(2);
   }
-  return { quick, jupyter, selected };
+  return { quick, jupyter, profile, selected };
 }
 
 const FLOOD_FIXTURE = join(REPO_ROOT, 'packages/core/test/fixtures/flood-kernelspec.ts');
@@ -69,7 +73,7 @@ function cleanupEverything(): void {
 }
 
 async function main(): Promise<void> {
-  const { quick, jupyter, selected } = parseArgs(process.argv.slice(2));
+  const { quick, jupyter, profile, selected } = parseArgs(process.argv.slice(2));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       cleanupEverything();
@@ -77,7 +81,8 @@ async function main(): Promise<void> {
     });
   }
   const compareJupyter = jupyter && existsSync('/usr/bin/python3') && pythonHas('jupyter_server');
-  const ctx = new BenchContext(quick, compareJupyter, tempDir('root-'), await writeBenchKernelspecs());
+  const profileDir = profile ? join(REPO_ROOT, 'bench/results/profiles') : undefined;
+  const ctx = new BenchContext(quick, compareJupyter, tempDir('root-'), await writeBenchKernelspecs(), profileDir);
   const started = performance.now();
   console.log(
     `nbserve bench: ${selected.map((s) => s.name).join(', ')}${quick ? ' (quick)' : ''}; ` +

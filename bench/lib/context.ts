@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Row, Subject, Target } from './report.js';
 import { type ServerHandle, type ServerKind, ServerUnavailable, startServer } from './servers.js';
 
@@ -23,6 +24,8 @@ export class BenchContext {
     readonly root: string,
     /** JUPYTER_PATH holding the bench's own kernelspecs (flood). */
     readonly jupyterPath: string,
+    /** With --profile: every nbserve process writes a CPU profile here. */
+    readonly profileDir?: string,
   ) {}
 
   /** `full` normally, `quick` with --quick. */
@@ -68,7 +71,12 @@ export class BenchContext {
   ): Promise<T | undefined> {
     let server: ServerHandle;
     try {
-      server = await startServer(kind, { root: this.root, jupyterPath: this.jupyterPath, ...options });
+      server = await startServer(kind, {
+        root: this.root,
+        jupyterPath: this.jupyterPath,
+        ...(this.profileDir ? { profileDir: join(this.profileDir, this.scenario) } : {}),
+        ...options,
+      });
     } catch (error) {
       if (error instanceof ServerUnavailable) {
         this.markUnavailable(options.compiled ? `${kind} (compiled)` : kind, error.message);

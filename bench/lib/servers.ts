@@ -29,10 +29,15 @@ export interface StartOptions {
   jupyterPath?: string;
   /** nbserve only: run the compiled `packages/cli/dist/main.js` with plain node instead of the sources through tsx. */
   compiled?: boolean;
+  /** nbserve only: write a V8 CPU profile (`node --cpu-prof`) into this directory when the server exits. */
+  profileDir?: string;
   timeoutMs?: number;
 }
 
 export class ServerUnavailable extends Error {}
+
+/** `NBSERVE_BENCH_CLI` benchmarks another entry point with the same flags (e.g. a bundle, or a branch's CLI). */
+const SOURCE_CLI = process.env.NBSERVE_BENCH_CLI ?? join(REPO_ROOT, 'packages/cli/src/main.ts');
 
 export const COMPILED_CLI = join(REPO_ROOT, 'packages/cli/dist/main.js');
 
@@ -69,6 +74,7 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
     PATH: `/usr/bin:${process.env.PATH ?? ''}`,
   };
   const [command, args] = commandLine(kind, { port, token, root: options.root, compiled: options.compiled ?? false });
+  if (kind === 'nbserve' && options.profileDir) args.unshift('--cpu-prof', '--cpu-prof-dir', options.profileDir);
   const start = performance.now();
   const proc = spawnGroup(command, args, { cwd: REPO_ROOT, env });
   const origin = `http://127.0.0.1:${port}`;
@@ -98,9 +104,7 @@ function commandLine(
       return [
         process.execPath,
         [
-          ...(o.compiled
-            ? [COMPILED_CLI]
-            : ['--conditions=@nbserve/source', '--import', 'tsx', join(REPO_ROOT, 'packages/cli/src/main.ts')]),
+          ...(o.compiled ? [COMPILED_CLI] : ['--conditions=@nbserve/source', '--import', 'tsx', SOURCE_CLI]),
           o.root,
           '--port',
           String(o.port),

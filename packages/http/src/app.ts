@@ -10,13 +10,17 @@ import { fallback } from './middleware/fallback.js';
 import { requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { type NbserveOptions, type OptionsInput, resolveOptions } from './options.js';
+import { registerClusterRoutes } from './routes/api/clusters.js';
 import { registerConfigRoutes } from './routes/api/config.js';
 import { registerContentsRoutes } from './routes/api/contents.js';
 import { registerMeRoutes } from './routes/api/me.js';
+import { registerNbconvertApiRoutes } from './routes/api/nbconvert.js';
 import { registerNotebooksRedirect } from './routes/api/notebooks-redirect.js';
 import { registerShutdownRoutes } from './routes/api/shutdown.js';
 import { registerStatusRoutes } from './routes/api/status.js';
 import { registerFilesRoutes } from './routes/files.js';
+import { registerRstRoutes } from './routes/legacy/rstservice.js';
+import { registerNbconvertRoutes } from './routes/nbconvert.js';
 import { registerLoginRoutes } from './routes/web/login.js';
 import { registerLogoutRoutes } from './routes/web/logout.js';
 import { createServices, type Services } from './services.js';
@@ -66,6 +70,10 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerContentsRoutes(api);
   registerNotebooksRedirect(api);
   registerFilesRoutes(api);
+  registerClusterRoutes(api);
+  registerNbconvertApiRoutes(api);
+  registerNbconvertRoutes(api);
+  registerRstRoutes(api);
   registerShutdownRoutes(api, async () => {
     await services.close();
     for (const listener of shutdownListeners) await listener();

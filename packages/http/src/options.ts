@@ -39,6 +39,14 @@ export interface NbserveOptions {
   disableCheckXsrf: boolean;
   /** Receives request and warning lines; tokens are already redacted. */
   logger: Logger;
+  /** How to run ipyparallel's `ipcluster`; default `/usr/bin/python3 -m ipyparallel.cluster`. */
+  ipclusterCommand?: readonly string[];
+  /** Where IPython `profile_*` dirs are looked for; default `$IPYTHONDIR` (or `~/.ipython`), then the cwd. */
+  profileSearchDirs?: readonly string[];
+  /** How to run nbconvert for formats beyond the built-in exporters; `false`: built-ins only. */
+  nbconvertCommand?: readonly string[] | false;
+  /** The Python with docutils for `/rstservice/render`; `false`: the built-in renderer only. */
+  docutilsPython?: string | false;
 }
 
 /** A sink for log lines. Every line the server emits has secrets redacted first. */
