@@ -96,9 +96,21 @@ export function writeResults(
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'latest.json');
   const rows = data.rows.map((r) => ({ ...r, results: evaluate(r) }));
-  writeFileSync(
-    file,
-    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), ...data, rows }, null, 2)}\n`,
-  );
+  const machine = machineInfo();
+  const date = new Date().toISOString();
+  writeFileSync(file, `${JSON.stringify({ date, machine, ...data, rows }, null, 2)}\n`);
+  // the same figures as Markdown, ready for docs/benchmarks.md
+  const notes = data.rows.flatMap((r) => r.notes.map((n) => `- ${r.scenario} / ${r.metric}: ${n}`));
+  const markdown = [
+    `${date} · \`${data.command}\` · ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ` +
+      `Node ${machine.node}, Linux ${machine.kernel}, load average ${machine.loadAverage.join(' ')} · ${data.durationS.toFixed(0)} s`,
+    '',
+    renderTable(data.rows),
+    '',
+    ...notes,
+    ...data.unavailable.map((u) => `- ${u}`),
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'latest.md'), markdown);
   return file;
 }
