@@ -13,17 +13,31 @@ import { type NbserveOptions, type OptionsInput, resolveOptions } from './option
 import { registerClusterRoutes } from './routes/api/clusters.js';
 import { registerConfigRoutes } from './routes/api/config.js';
 import { registerContentsRoutes } from './routes/api/contents.js';
+import { registerKernelRoutes } from './routes/api/kernels.js';
+import { registerKernelSpecRoutes } from './routes/api/kernelspecs.js';
 import { registerMeRoutes } from './routes/api/me.js';
 import { registerNbconvertApiRoutes } from './routes/api/nbconvert.js';
 import { registerNotebooksRedirect } from './routes/api/notebooks-redirect.js';
+import { registerSessionRoutes } from './routes/api/sessions.js';
 import { registerShutdownRoutes } from './routes/api/shutdown.js';
 import { registerStatusRoutes } from './routes/api/status.js';
 import { registerFilesRoutes } from './routes/files.js';
+import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
 import { registerRstRoutes } from './routes/legacy/rstservice.js';
 import { registerNbconvertRoutes } from './routes/nbconvert.js';
+import { registerEditRoutes } from './routes/web/edit.js';
 import { registerLoginRoutes } from './routes/web/login.js';
 import { registerLogoutRoutes } from './routes/web/logout.js';
+import { registerNewNotebookRoutes } from './routes/web/new.js';
+import { registerNotebookPageRoutes } from './routes/web/notebooks.js';
+import { registerOutputFrameRoutes } from './routes/web/output-frame.js';
+import { registerPrintRoutes } from './routes/web/print.js';
+import { registerRootRoutes } from './routes/web/root.js';
+import { registerTreeRoutes } from './routes/web/tree.js';
+import { registerTrustRoutes } from './routes/web/trust.js';
 import { createServices, type Services } from './services.js';
+import { registerStaticRoutes } from './static.js';
+import { registerChannelsRoute } from './ws/channels-route.js';
 
 export { resolveOptions };
 
@@ -67,9 +81,15 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerStatusRoutes(api);
   registerMeRoutes(api);
   registerConfigRoutes(api);
+  registerTrustRoutes(api);
   registerContentsRoutes(api);
   registerNotebooksRedirect(api);
   registerFilesRoutes(api);
+  registerKernelSpecRoutes(api);
+  registerKernelSpecResourceRoutes(api);
+  registerKernelRoutes(api);
+  registerChannelsRoute(api);
+  registerSessionRoutes(api);
   registerClusterRoutes(api);
   registerNbconvertApiRoutes(api);
   registerNbconvertRoutes(api);
@@ -80,6 +100,14 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   });
   registerLoginRoutes(api);
   registerLogoutRoutes(api);
+  registerStaticRoutes(api);
+  registerRootRoutes(api);
+  registerTreeRoutes(api);
+  registerNotebookPageRoutes(api);
+  registerEditRoutes(api);
+  registerPrintRoutes(api);
+  registerNewNotebookRoutes(api);
+  registerOutputFrameRoutes(api);
 
   // Must stay last: trailing-slash redirects and 404s for everything no route matched.
   api.all('*', fallback);

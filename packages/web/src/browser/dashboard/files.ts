@@ -247,9 +247,8 @@ export class FilesView {
       if (this.selected.has(item.path)) this.selected.delete(item.path);
       else this.selected.add(item.path);
     } else {
-      const only = this.selected.size === 1 && this.selected.has(item.path);
       this.selected.clear();
-      if (!only) this.selected.add(item.path);
+      this.selected.add(item.path);
     }
     this.lastClicked = index;
     this.renderActions();

@@ -47,8 +47,9 @@ export class NotebookApp {
     this.specs = specs;
     this.saver.remember(model);
     const nb = normaliseNotebook(model.content);
-    const trusted = nb.cells.every((c) => c.cell_type !== 'code' || !c.outputs?.length || c.metadata.trusted === true);
-    this.setTrusted(trusted && nb.cells.some((c) => c.metadata.trusted === true));
+    // The server checked the notebook's signature for the bytes with this hash.
+    const { trustedHash } = pageConfig();
+    this.setTrusted(typeof trustedHash === 'string' && trustedHash === model.hash);
     this.renderKernelMenu();
     await this.notebook.load(nb, this.notebook.trusted);
     this.updateName();
@@ -328,6 +329,13 @@ export class NotebookApp {
       model = await this.saver.write(this.notebook.toJSON(), true);
     }
     if (checkpoint) await this.saver.createCheckpoint().catch(() => undefined);
+    // Like Jupyter: a notebook whose every output is trusted (loaded trusted or produced here)
+    // is signed on save, so its outputs render fully next time too.
+    if (this.notebook.fullyTrusted() && model.hash) {
+      await api(`${contentsRoute(this.path)}/trust`, { method: 'POST', body: { hash: model.hash } })
+        .then(() => this.setTrusted(true))
+        .catch(() => undefined);
+    }
     this.notebook.setDirty(false);
     this.updateSaveState(model.last_modified, auto ? `Autosaved ${new Date().toLocaleTimeString()}` : undefined);
     if (!auto) toast(checkpoint ? 'Saved and checkpointed' : 'Saved');
@@ -414,6 +422,7 @@ export class NotebookApp {
     await api(`${contentsRoute(this.path)}/trust`, { method: 'POST' });
     this.setTrusted(true);
     await this.reload();
+    toast('Notebook trusted');
   }
 
   private download(format: 'ipynb' | 'script' | 'html'): void {

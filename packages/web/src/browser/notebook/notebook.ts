@@ -80,9 +80,13 @@ export class Notebook {
   }
 
   /** nbformat's trust is per output; a cell we cannot vouch for keeps its outputs sanitized. */
-  private isTrustedCell(cell: CellData, notebookTrusted: boolean): boolean {
-    const flag = cell.metadata.trusted;
-    return notebookTrusted || flag === true;
+  private isTrustedCell(_cell: CellData, notebookTrusted: boolean): boolean {
+    return notebookTrusted;
+  }
+
+  /** True when every output is trusted: the notebook was, or the user produced them here. */
+  fullyTrusted(): boolean {
+    return this.cells.every((c) => !c.outputArea || c.outputArea.outputs.length === 0 || c.outputArea.trusted);
   }
 
   toJSON(): Record<string, unknown> {

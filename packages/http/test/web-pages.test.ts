@@ -1,0 +1,251 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type NbserveApp } from '../src/app.js';
+import { listen, type RunningServer } from '../src/serve.js';
+import { memoryLogger } from './auth-fixture.js';
+
+const TOKEN = 'web-pages-test-token-0123456789abcdef0123456789';
+const AUTH = { Authorization: `token ${TOKEN}` };
+const EVIL = '<img src=x onerror=alert(1)>';
+
+let dir: string;
+let root: string;
+let app: NbserveApp;
+let server: RunningServer;
+const logger = memoryLogger();
+
+function notebook(cells: unknown[]): string {
+  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells });
+}
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-web-pages-'));
+  root = path.join(dir, 'root');
+  await fs.mkdir(path.join(root, 'sub dir'), { recursive: true });
+  await fs.writeFile(path.join(root, 'notes.txt'), 'hello');
+  await fs.writeFile(path.join(root, `${EVIL}.ipynb`), notebook([]));
+  await fs.writeFile(
+    path.join(root, 'sub dir', 'a b.ipynb'),
+    notebook([
+      { cell_type: 'markdown', metadata: {}, source: `# Title ${EVIL}\n\nmath $x^2$ <script>alert(2)</script>` },
+      {
+        cell_type: 'code',
+        metadata: {},
+        execution_count: 3,
+        source: 'print("</pre><script>alert(3)</script>")',
+        outputs: [
+          { output_type: 'stream', name: 'stdout', text: ['10%\r', '50%\r', '100%\n'] },
+          {
+            output_type: 'display_data',
+            metadata: {},
+            data: { 'text/html': '<script>alert(4)</script><b>bold</b>', 'text/plain': 'plain <b>' },
+          },
+          { output_type: 'display_data', metadata: {}, data: { 'image/png': 'iVBORw0KGgo=' } },
+          {
+            output_type: 'error',
+            ename: 'ValueError',
+            evalue: 'bad',
+            traceback: ['\u001b[31mValueError\u001b[0m: bad <x>'],
+          },
+        ],
+      },
+    ]),
+  );
+  app = createApp({
+    root,
+    token: TOKEN,
+    configDir: path.join(dir, 'config'),
+    dataDir: path.join(dir, 'data'),
+    runtimeDir: path.join(dir, 'runtime'),
+    logger,
+  });
+  server = await listen(app, { port: 0, ip: '127.0.0.1', baseUrl: '/' });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const get = (url: string, headers: Record<string, string> = AUTH) => app.request(url, { headers });
+
+describe('web pages (in-process)', () => {
+  it('GET / redirects to the dashboard, keeping the query', async () => {
+    const res = await get('/?foo=1');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/tree?foo=1');
+  });
+
+  it('serves the dashboard with a strict CSP, no inline script and a JSON config block', async () => {
+    const res = await get('/tree/sub%20dir');
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).toContain("default-src 'none'");
+    const html = await res.text();
+    const config = html.match(/<script type="application\/json" id="nbserve-config">(.*?)<\/script>/s)?.[1] ?? '';
+    expect(JSON.parse(config)).toMatchObject({ baseUrl: '/', path: 'sub dir', authEnabled: true });
+    // Every <script> is either the data block or an external module: nothing inline runs.
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    for (const [, attrs, body] of scripts) {
+      if (attrs?.includes('application/json')) continue;
+      expect(attrs).toMatch(/src="\/static\/dashboard-[\w]+\.js"/);
+      expect(body).toBe('');
+    }
+    expect(html).not.toContain(TOKEN);
+  });
+
+  it('redirects notebooks and files under /tree to their pages, 404s missing paths', async () => {
+    const nb = await get('/tree/sub%20dir/a%20b.ipynb');
+    expect(nb.status).toBe(302);
+    expect(nb.headers.get('location')).toBe('/notebooks/sub%20dir/a%20b.ipynb');
+    const file = await get('/tree/notes.txt');
+    expect(file.headers.get('location')).toBe('/files/notes.txt');
+    const missing = await get('/tree/nope');
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).not.toContain('nope<');
+  });
+
+  it('escapes file names in page titles and config (XSS through file names)', async () => {
+    const res = await get(`/notebooks/${encodeURIComponent(`${EVIL}.ipynb`)}`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).not.toContain(EVIL);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;.ipynb');
+    expect(html).toContain('\\u003cimg src=x onerror=alert(1)\\u003e.ipynb');
+  });
+
+  it('serves /notebooks, /edit pages and redirects directories to /tree', async () => {
+    expect((await get('/notebooks/sub%20dir/a%20b.ipynb')).status).toBe(200);
+    expect((await get('/edit/notes.txt')).status).toBe(200);
+    const dirRes = await get('/notebooks/sub%20dir');
+    expect(dirRes.status).toBe(302);
+    expect(dirRes.headers.get('location')).toBe('/tree/sub%20dir');
+    expect((await get('/edit/missing.txt')).status).toBe(404);
+  });
+
+  it('answers bad page paths with a 400 Jupyter error, not a 500', async () => {
+    const res = await get('/tree/%00evil');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { message: string; reason: unknown };
+    expect(body.message).toContain('path');
+    expect(body).toHaveProperty('reason');
+    const malformed = await get('/notebooks/%E0%A4%A');
+    expect(malformed.status).toBe(400);
+  });
+
+  it('sends unauthenticated page requests to the login page', async () => {
+    const res = await get('/tree', {});
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/login?next=%2Ftree');
+  });
+
+  it('serves hashed static assets as immutable, 404 for unknown names', async () => {
+    const html = await (await get('/tree')).text();
+    const js = html.match(/src="(\/static\/[^"]+)"/)?.[1] ?? '';
+    const css = html.match(/href="(\/static\/[^"]+\.css)"/)?.[1] ?? '';
+    const jsRes = await get(js, {});
+    expect(jsRes.status).toBe(200);
+    expect(jsRes.headers.get('cache-control')).toContain('immutable');
+    expect(jsRes.headers.get('content-type')).toContain('text/javascript');
+    const cssRes = await get(css, {});
+    expect(cssRes.headers.get('content-type')).toContain('text/css');
+    expect((await get('/static/nope-123.js', {})).status).toBe(404);
+    expect((await get('/static/..%2Fpackage.json', {})).status).toBe(404);
+  });
+
+  it('GET /new creates an untitled notebook in the root and opens it', async () => {
+    const res = await get('/new');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/notebooks/Untitled.ipynb');
+    await expect(fs.stat(path.join(root, 'Untitled.ipynb'))).resolves.toBeTruthy();
+  });
+
+  it('renders the print view statically with everything escaped and no output scripts', async () => {
+    const res = await get('/print/sub%20dir/a%20b.ipynb');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('In&nbsp;[3]:');
+    expect(html).toContain('class="katex"');
+    expect(html).toContain('100%');
+    expect(html).not.toContain('10%');
+    expect(html).not.toMatch(/<script>alert/);
+    expect(html).not.toContain(EVIL);
+    expect(html).toContain('plain &lt;b&gt;');
+    expect(html).toContain('data:image/png;base64,iVBORw0KGgo=');
+    expect(html).toContain('ansi-red');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect((await get('/print/notes.txt')).status).toBe(302);
+    expect((await get('/print/missing.ipynb')).status).toBe(404);
+  });
+
+  it('serves the output frame sandboxed', async () => {
+    const res = await get('/output-frame');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts allow-popups;/);
+    expect(res.headers.get('content-security-policy')).not.toContain('allow-same-origin');
+  });
+});
+
+describe('notebook trust (Jupyter signature model)', () => {
+  const pageConfig = async (url: string) => {
+    const html = await (await get(url)).text();
+    return JSON.parse(html.match(/id="nbserve-config">(.*?)<\/script>/s)?.[1] ?? '{}') as Record<string, unknown>;
+  };
+  const post = (url: string, body?: unknown) =>
+    app.request(url, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) });
+
+  it('is untrusted until signed, trusted after POST /trust, untrusted again after an edit on disk', async () => {
+    const url = '/notebooks/sub%20dir/a%20b.ipynb';
+    expect((await pageConfig(url)).trustedHash).toBeUndefined();
+    const res = await post('/api/contents/sub%20dir/a%20b.ipynb/trust');
+    expect(res.status).toBe(201);
+    const hash = (await pageConfig(url)).trustedHash as string;
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    const model = (await (await get('/api/contents/sub%20dir/a%20b.ipynb?hash=1&content=0')).json()) as { hash: string };
+    expect(hash).toBe(model.hash);
+    const file = path.join(root, 'sub dir', 'a b.ipynb');
+    const nb = JSON.parse(await fs.readFile(file, 'utf8'));
+    nb.cells[1].outputs[1].data['text/html'] = '<script>alert("swapped")</script>';
+    await fs.writeFile(file, JSON.stringify(nb));
+    expect((await pageConfig(url)).trustedHash).toBeUndefined();
+    const secret = await fs.stat(path.join(dir, 'data', 'notebook_secret'));
+    expect(secret.mode & 0o777).toBe(0o600);
+    const db = JSON.parse(await fs.readFile(path.join(dir, 'data', 'nbsignatures.json'), 'utf8'));
+    expect(Object.keys(db.signatures)).toHaveLength(1);
+  });
+
+  it('signs only the version the client saw, and rejects bad input with Jupyter errors', async () => {
+    const stale = await post('/api/contents/sub%20dir/a%20b.ipynb/trust', { hash: '0'.repeat(64) });
+    expect(stale.status).toBe(409);
+    const bad = await post('/api/contents/sub%20dir/a%20b.ipynb/trust', { hash: 'nope' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ reason: null });
+    expect((await post('/api/contents/missing.ipynb/trust')).status).toBe(404);
+    const notJson = await app.request('/api/contents/sub%20dir/a%20b.ipynb/trust', { method: 'POST', headers: AUTH, body: '{' });
+    expect(notJson.status).toBe(400);
+    // Other POSTs under /api/contents still reach the contents API.
+    const created = await post('/api/contents/sub%20dir', { type: 'file', ext: '.txt' });
+    expect(created.status).toBe(201);
+  });
+});
+
+describe('web pages (listening server)', () => {
+  it('serves the same pages over a real socket, under the token cookie', async () => {
+    const res = await fetch(`${server.url}tree?token=${TOKEN}`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    const cookies = res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const page = await fetch(`${server.url}tree`, { headers: { Cookie: cookies } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('id="nbserve-config"');
+    const print = await fetch(`${server.url}print/sub%20dir/a%20b.ipynb`, { headers: AUTH });
+    expect(print.status).toBe(200);
+    for (const line of logger.lines) expect(line).not.toContain(TOKEN);
+  });
+});
