@@ -196,7 +196,11 @@ describe('notebook trust (Jupyter signature model)', () => {
     return JSON.parse(html.match(/id="nbserve-config">(.*?)<\/script>/s)?.[1] ?? '{}') as Record<string, unknown>;
   };
   const post = (url: string, body?: unknown) =>
-    app.request(url, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) });
+    app.request(url, {
+      method: 'POST',
+      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
 
   it('is untrusted until signed, trusted after POST /trust, untrusted again after an edit on disk', async () => {
     const url = '/notebooks/sub%20dir/a%20b.ipynb';
@@ -205,7 +209,9 @@ describe('notebook trust (Jupyter signature model)', () => {
     expect(res.status).toBe(201);
     const hash = (await pageConfig(url)).trustedHash as string;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
-    const model = (await (await get('/api/contents/sub%20dir/a%20b.ipynb?hash=1&content=0')).json()) as { hash: string };
+    const model = (await (await get('/api/contents/sub%20dir/a%20b.ipynb?hash=1&content=0')).json()) as {
+      hash: string;
+    };
     expect(hash).toBe(model.hash);
     const file = path.join(root, 'sub dir', 'a b.ipynb');
     const nb = JSON.parse(await fs.readFile(file, 'utf8'));
@@ -225,7 +231,11 @@ describe('notebook trust (Jupyter signature model)', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ reason: null });
     expect((await post('/api/contents/missing.ipynb/trust')).status).toBe(404);
-    const notJson = await app.request('/api/contents/sub%20dir/a%20b.ipynb/trust', { method: 'POST', headers: AUTH, body: '{' });
+    const notJson = await app.request('/api/contents/sub%20dir/a%20b.ipynb/trust', {
+      method: 'POST',
+      headers: AUTH,
+      body: '{',
+    });
     expect(notJson.status).toBe(400);
     // Other POSTs under /api/contents still reach the contents API.
     const created = await post('/api/contents/sub%20dir', { type: 'file', ext: '.txt' });
