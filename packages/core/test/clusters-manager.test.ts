@@ -97,6 +97,8 @@ describe('ClusterManager over a real ipcluster', () => {
       profileSearchDirs: [ipythonDir],
     });
     await expectError(missing.start('zeta', 2), 'unavailable', /apt-get install python3-ipyparallel/);
-    expect((await missing.get('zeta')).status).toBe('stopped');
+    await expectError(missing.list(), 'unavailable', /pip install ipyparallel/);
+    await expectError(missing.get('zeta'), 'unavailable');
+    await expectError(missing.get('nope'), 'not-found');
   });
 });

@@ -28,13 +28,17 @@ export class ClusterManager {
     this.searchDirs = options.profileSearchDirs ?? [defaultIpythonDir(), process.cwd()];
   }
 
+  /** Every profile's cluster. Without the engine installed this is a 503 with an install hint. */
   async list(): Promise<ClusterModel[]> {
+    await this.provider.ensureAvailable();
     const profiles = await discoverProfiles(this.searchDirs);
     return Promise.all(profiles.map((profile) => this.model(profile)));
   }
 
   async get(profileName: string): Promise<ClusterModel> {
-    return this.model(await this.profile(profileName));
+    const profile = await this.profile(profileName);
+    await this.provider.ensureAvailable();
+    return this.model(profile);
   }
 
   /** Starts the profile's cluster with `n` engines (undefined: the profile's configured default). */

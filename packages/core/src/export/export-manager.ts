@@ -33,6 +33,11 @@ export class ExportManager {
     return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
   }
 
+  /** Throws the 404 of an unknown format, before any work on the notebook is done. */
+  async assertFormat(format: string): Promise<void> {
+    if (!(await this.exporters()).has(format)) throw notFound(`No exporter for format: ${format}`);
+  }
+
   /** Converts an nbformat 4 notebook (validated here) to `format`. `name` is the file stem. */
   async export(format: string, notebook: unknown, name: string): Promise<ExportResult> {
     const exporter = (await this.exporters()).get(format);

@@ -23,7 +23,8 @@ export interface RenderedRst {
  */
 export class RstService {
   private readonly docutils: DocutilsRenderer | undefined;
-  private readonly maxBytes: number;
+  /** Largest accepted source in bytes. */
+  readonly maxBytes: number;
   private docutilsAvailable: Promise<boolean> | undefined;
 
   constructor(options: RstServiceOptions = {}) {

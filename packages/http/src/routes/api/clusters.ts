@@ -1,0 +1,64 @@
+import { badRequest, notFound } from '@nbserve/core';
+import type { Context, Hono } from 'hono';
+import * as v from 'valibot';
+import type { NbserveEnv } from '../../env.js';
+import { parseWith } from '../../validate.js';
+
+type Ctx = Context<NbserveEnv>;
+
+/** `n` as the dashboards send it: a query or form value (text) or a JSON number. */
+const EngineCount = v.union(
+  [
+    v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+    v.pipe(v.string(), v.regex(/^\s*\d{1,6}\s*$/), v.transform(Number), v.minValue(1)),
+  ],
+  'n must be a positive integer',
+);
+
+const JsonBody = v.object({ n: v.optional(v.nullable(v.unknown())) }, 'The request body must be a JSON object');
+
+/**
+ * The IPython cluster API (reference legacy-routes §5), served at both `/clusters` (where every
+ * IPython and Notebook release had it) and `/api/clusters` (the spec's address).
+ */
+export function registerClusterRoutes(app: Hono<NbserveEnv>): void {
+  for (const prefix of ['/clusters', '/api/clusters']) {
+    app.get(prefix, async (c) => c.json(await c.get('services').clusters.list()));
+    app.get(`${prefix}/:profile`, async (c) => c.json(await c.get('services').clusters.get(c.req.param('profile'))));
+    app.post(`${prefix}/:profile/:action`, async (c) => {
+      const clusters = c.get('services').clusters;
+      const profile = c.req.param('profile');
+      const action = c.req.param('action');
+      if (action === 'start') return c.json(await clusters.start(profile, await engineCount(c)));
+      if (action === 'stop') return c.json(await clusters.stop(profile));
+      throw notFound(`Unknown cluster action: ${action}`);
+    });
+  }
+}
+
+/** `n` from the query, a form body or a JSON body; absent or empty = the profile's default. */
+async function engineCount(c: Ctx): Promise<number | undefined> {
+  let raw: unknown = c.req.query('n');
+  if (raw === undefined) {
+    const type = c.req.header('content-type') ?? '';
+    if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
+      raw = (await c.req.parseBody().catch(() => ({}) as Record<string, unknown>)).n;
+    } else if (type.startsWith('application/json')) {
+      const text = await c.req.text();
+      if (text.trim() !== '') {
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          throw badRequest('Invalid JSON in body of request');
+        }
+        raw = parseWith(JsonBody, json, 'request body').n;
+      }
+    }
+  }
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const result = v.safeParse(EngineCount, raw);
+  if (!result.success)
+    throw badRequest(`n must be a positive integer, not ${JSON.stringify(raw).slice(0, 40)}`, 'bad n');
+  return result.output;
+}
