@@ -1,1 +1,5 @@
-export {};
+#!/usr/bin/env node
+import { runCli } from './run.js';
+
+// Exit explicitly: once the server has stopped, nothing left (a straggling timer or socket) may keep the process up.
+process.exit(await runCli(process.argv.slice(2)));

@@ -1,0 +1,243 @@
+import { InvalidArgumentError } from 'commander';
+import * as v from 'valibot';
+
+/**
+ * Every flag of `nbserve [root]`, in one table. To add a flag, add a row: commander, `--help`,
+ * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it.
+ */
+export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size';
+
+export interface FlagSpec {
+  /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
+  name: string;
+  type: FlagType;
+  /** The serve option this flag sets. */
+  option: string;
+  description: string;
+  /** What `--help` shows as the default. */
+  defaultText?: string;
+  /** For `integer`: the allowed range. */
+  min?: number;
+  max?: number;
+  /** Placeholder in `--help`, e.g. `<port>`. */
+  valueName?: string;
+}
+
+export const FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'port',
+    type: 'integer',
+    option: 'port',
+    min: 0,
+    max: 65535,
+    valueName: 'port',
+    description: 'port to listen on; 0 picks a free one',
+    defaultText: '8888',
+  },
+  {
+    name: 'port-retries',
+    type: 'integer',
+    option: 'portRetries',
+    min: 0,
+    max: 1000,
+    valueName: 'n',
+    description: 'how many following ports to try when the port is busy; 0 fails at once',
+    defaultText: '50',
+  },
+  {
+    name: 'ip',
+    type: 'string',
+    option: 'ip',
+    valueName: 'address',
+    description: 'interface to bind; anything but loopback exposes the server to the network',
+    defaultText: '127.0.0.1',
+  },
+  {
+    name: 'token',
+    type: 'string',
+    option: 'token',
+    valueName: 'token',
+    description: 'auth token (also from $NBSERVE_TOKEN or $JUPYTER_TOKEN); "" disables authentication (dangerous)',
+    defaultText: 'random 48 hex characters',
+  },
+  {
+    name: 'base-url',
+    type: 'string',
+    option: 'baseUrl',
+    valueName: 'path',
+    description: 'URL prefix of every route, e.g. /nb/',
+    defaultText: '/',
+  },
+  {
+    name: 'browser',
+    type: 'boolean',
+    option: 'openBrowser',
+    description: 'open the dashboard in a web browser at start (--no-browser: do not)',
+    defaultText: 'true',
+  },
+  {
+    name: 'allow-hidden',
+    type: 'boolean',
+    option: 'allowHidden',
+    description: 'list and serve hidden files (dot-files)',
+    defaultText: 'false',
+  },
+  {
+    name: 'allow-origin',
+    type: 'list',
+    option: 'allowOrigin',
+    valueName: 'origins',
+    description: 'comma-separated origins allowed to call the API cross-origin, or * for any',
+    defaultText: 'none',
+  },
+  {
+    name: 'allow-origin-pat',
+    type: 'string',
+    option: 'allowOriginPattern',
+    valueName: 'regex',
+    description: 'regular expression an allowed origin must match completely (it is anchored at both ends)',
+    defaultText: 'none',
+  },
+  {
+    name: 'allow-remote-access',
+    type: 'boolean',
+    option: 'allowRemoteAccess',
+    description: 'accept any Host header while bound to loopback (turns off the DNS-rebinding guard)',
+    defaultText: 'false',
+  },
+  {
+    name: 'allowed-hosts',
+    type: 'list',
+    option: 'allowedHosts',
+    valueName: 'hosts',
+    description: 'comma-separated host names accepted besides localhost, 127.0.0.1 and ::1',
+    defaultText: 'none',
+  },
+  {
+    name: 'max-body-size',
+    type: 'size',
+    option: 'maxBodySize',
+    valueName: 'bytes',
+    description: 'largest request body accepted; a number of bytes with an optional K, M or G suffix',
+    defaultText: '512M',
+  },
+  {
+    name: 'disable-check-xsrf',
+    type: 'boolean',
+    option: 'disableCheckXsrf',
+    description: 'skip the XSRF check for cookie-authenticated requests (not recommended)',
+    defaultText: 'false',
+  },
+  {
+    name: 'config-dir',
+    type: 'string',
+    option: 'configDir',
+    valueName: 'dir',
+    description: 'user configuration: nbserve_config.json (password) and nbconfig/ frontend settings',
+    defaultText: '$NBSERVE_CONFIG_DIR, $JUPYTER_CONFIG_DIR or ~/.nbserve',
+  },
+  {
+    name: 'data-dir',
+    type: 'string',
+    option: 'dataDir',
+    valueName: 'dir',
+    description: 'persistent server data (the login cookie secret)',
+    defaultText: '$NBSERVE_DATA_DIR or ~/.local/share/nbserve',
+  },
+  {
+    name: 'runtime-dir',
+    type: 'string',
+    option: 'runtimeDir',
+    valueName: 'dir',
+    description: 'runtime files (kernel connection files, the browser-open file)',
+    defaultText: '$JUPYTER_RUNTIME_DIR or $XDG_RUNTIME_DIR/nbserve',
+  },
+  {
+    name: 'log-level',
+    type: 'string',
+    option: 'logLevel',
+    valueName: 'level',
+    description: 'debug or info (log every request), warn, error',
+    defaultText: 'warn',
+  },
+];
+
+const BOOLEAN_VALUES: Record<string, boolean> = {
+  true: true,
+  yes: true,
+  '1': true,
+  false: false,
+  no: false,
+  '0': false,
+};
+
+/**
+ * Commander only takes `--flag=value` for flags with values; rewrite `--x=true|false` (also yes/no,
+ * 1/0) of boolean flags into `--x` / `--no-x` so every flag accepts the `=value` form.
+ */
+export function normalizeBooleanArgs(argv: readonly string[], flags: readonly FlagSpec[] = FLAGS): string[] {
+  const booleans = new Set(flags.filter((f) => f.type === 'boolean').map((f) => f.name));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const match = /^--(no-)?([a-z][a-z0-9-]*)=(.*)$/s.exec(arg);
+    if (match && booleans.has(match[2] as string)) {
+      const value = BOOLEAN_VALUES[(match[3] ?? '').toLowerCase()];
+      if (value === undefined) {
+        throw new InvalidArgumentError(
+          `--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`,
+        );
+      }
+      const on = match[1] ? !value : value;
+      out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+function fail(flag: FlagSpec, message: string): never {
+  throw new InvalidArgumentError(`--${flag.name}: ${message}`);
+}
+
+const SizeSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^\d+(?:\.\d+)?\s*(?:[kKmMgG](?:i?[bB])?|[bB])?$/, 'expected bytes, e.g. 1048576 or 512M'),
+);
+
+/** Parses one flag value by its type, with a message that names the flag. */
+export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
+  switch (flag.type) {
+    case 'integer': {
+      const parsed = v.safeParse(v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number)), raw);
+      if (!parsed.success) fail(flag, `expected a whole number, got ${JSON.stringify(raw)}`);
+      const value = parsed.output;
+      if ((flag.min !== undefined && value < flag.min) || (flag.max !== undefined && value > flag.max)) {
+        fail(flag, `must be between ${flag.min} and ${flag.max}`);
+      }
+      return value;
+    }
+    case 'size': {
+      const parsed = v.safeParse(SizeSchema, raw);
+      if (!parsed.success) fail(flag, `expected bytes (e.g. 1048576 or 512M), got ${JSON.stringify(raw)}`);
+      const match = /^(\d+(?:\.\d+)?)\s*([kKmMgG])?/.exec(parsed.output);
+      const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match?.[2] ?? '').toLowerCase()] ?? 1;
+      const bytes = Math.floor(Number(match?.[1]) * unit);
+      if (bytes < 1) fail(flag, 'must be at least 1 byte');
+      return bytes;
+    }
+    case 'list':
+      return raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+    default:
+      return raw;
+  }
+}

@@ -1,0 +1,71 @@
+import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
+import { Command, Option } from 'commander';
+import { runPassword } from './commands/password.js';
+import { runServe } from './commands/serve.js';
+import { FLAGS, type FlagSpec, parseFlagValue } from './flags.js';
+import { cliVersion } from './version.js';
+
+function addFlag(command: Command, flag: FlagSpec): void {
+  const help = flag.defaultText ? `${flag.description} (default: ${flag.defaultText})` : flag.description;
+  if (flag.type === 'boolean') {
+    command.addOption(new Option(`--${flag.name}`, help));
+    command.addOption(new Option(`--no-${flag.name}`, `the opposite of --${flag.name}`));
+    return;
+  }
+  const option = new Option(`--${flag.name} <${flag.valueName ?? 'value'}>`, help);
+  option.argParser((raw: string, previous: unknown) => {
+    const value = parseFlagValue(flag, raw);
+    // A list flag may be repeated: --allow-origin a --allow-origin b.
+    return flag.type === 'list' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value;
+  });
+  command.addOption(option);
+}
+
+/** The serve options the flags given on the command line set, keyed by option name. */
+function collectOptions(command: Command): Record<string, unknown> {
+  const values = command.opts();
+  const options: Record<string, unknown> = {};
+  for (const flag of FLAGS) {
+    const key = flag.name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
+    if (values[key] !== undefined) options[flag.option] = values[key];
+  }
+  return options;
+}
+
+/** The `nbserve` command: `nbserve [root]` serves, `nbserve password` sets the login password. */
+export function buildProgram(setExitCode: (code: number) => void): Command {
+  const program = new Command('nbserve')
+    .description('A fast, embeddable, Jupyter-compatible notebook server.')
+    .version(cliVersion(), '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'show this help and exit')
+    .argument('[root]', 'directory to serve', '.')
+    .showHelpAfterError('(run nbserve --help for every flag)')
+    .allowExcessArguments(false)
+    // Subcommands have their own --config-dir; program flags must not swallow theirs.
+    .enablePositionalOptions();
+  for (const flag of FLAGS) addFlag(program, flag);
+  program.addHelpText(
+    'after',
+    `
+Every flag also takes the --flag=value form; boolean flags take --flag=true|false too.
+The URL printed at start carries the token; open it once and the browser keeps a login cookie.
+
+Examples:
+  nbserve examples/notebooks
+  nbserve --port=9000 --no-browser ~/work
+  nbserve password`,
+  );
+  program.action(async (root: string, _opts: unknown, command: Command) => {
+    setExitCode(await runServe(root, collectOptions(command)));
+  });
+
+  program
+    .command('password')
+    .description('set the login password (stored as a scrypt hash in the config dir); logs every browser out')
+    .option('--config-dir <dir>', 'where nbserve_config.json lives', defaultConfigDir())
+    .option('--data-dir <dir>', 'where the login cookie secret lives', defaultDataDir())
+    .action(async (opts: { configDir: string; dataDir: string }) => {
+      setExitCode(await runPassword(opts));
+    });
+  return program;
+}

@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { promises as fs, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const MAIN = path.join(REPO, 'packages/cli/src/main.ts');
+
+export interface Cli {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the printed URL (with token) once the server listens. */
+  url: Promise<string>;
+}
+
+/** Temp dirs for one CLI run: root, config, data, runtime. */
+export async function tempDirs() {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-cli-'));
+  const dirs = {
+    dir,
+    root: path.join(dir, 'root'),
+    config: path.join(dir, 'config'),
+    data: path.join(dir, 'data'),
+    runtime: path.join(dir, 'runtime'),
+  };
+  await fs.mkdir(dirs.root);
+  return dirs;
+}
+
+export type Dirs = Awaited<ReturnType<typeof tempDirs>>;
+
+let sandbox: string | null = null;
+
+/** Defaults that keep a run that forgets its flags out of the real home directory. */
+function sandboxEnv(): NodeJS.ProcessEnv {
+  sandbox ??= mkdtempSync(path.join(os.tmpdir(), 'nbserve-cli-home-'));
+  return {
+    NBSERVE_CONFIG_DIR: path.join(sandbox, 'config'),
+    NBSERVE_DATA_DIR: path.join(sandbox, 'data'),
+    NBSERVE_RUNTIME_DIR: path.join(sandbox, 'runtime'),
+  };
+}
+
+/** Removes the sandbox home, if a run made one. */
+export async function removeSandbox(): Promise<void> {
+  if (sandbox) await fs.rm(sandbox, { recursive: true, force: true });
+  sandbox = null;
+}
+
+/** Spawns the real CLI from source, as `pnpm nbserve` does. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Cli {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...sandboxEnv() };
+  for (const name of ['NBSERVE_TOKEN', 'JUPYTER_TOKEN', 'BROWSER']) delete env[name];
+  const child = spawn(process.execPath, ['--conditions=@nbserve/source', '--import', 'tsx', MAIN, ...args], {
+    cwd: REPO,
+    env: { ...env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    err += String(d);
+  });
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const match = /(http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout?.on('data', check);
+    exit.then(() => reject(new Error(`nbserve exited before printing a URL.\nstdout: ${out}\nstderr: ${err}`)));
+  });
+  url.catch(() => {});
+  return { child, stdout: () => out, stderr: () => err, exit, url };
+}
+
+/** The flags that keep a test run inside its temp dirs and away from the desktop. */
+export function isolated(dirs: Dirs): string[] {
+  return [
+    `--config-dir=${dirs.config}`,
+    `--data-dir=${dirs.data}`,
+    `--runtime-dir=${dirs.runtime}`,
+    '--no-browser',
+    '--port=0',
+  ];
+}

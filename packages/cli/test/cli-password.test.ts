@@ -1,0 +1,71 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { verifyPassword } from '@nbserve/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Dirs, isolated, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+
+let dirs: Dirs;
+beforeAll(async () => {
+  dirs = await tempDirs();
+});
+afterAll(async () => {
+  await fs.rm(dirs.dir, { recursive: true, force: true });
+  await removeSandbox();
+});
+
+const configFile = () => path.join(dirs.config, 'nbserve_config.json');
+
+describe('nbserve password', () => {
+  it('refuses mismatching passwords and writes nothing', async () => {
+    const cli = runCli(['password', `--config-dir=${dirs.config}`, `--data-dir=${dirs.data}`], {
+      input: 'one-pass\nother-pass\n',
+    });
+    expect((await cli.exit).code).toBe(1);
+    expect(cli.stderr()).toContain('do not match');
+    await expect(fs.access(configFile())).rejects.toThrow();
+  });
+
+  it('stores a scrypt hash (never the password) with mode 0600, keeping other keys', async () => {
+    await fs.mkdir(dirs.config, { recursive: true });
+    await fs.writeFile(configFile(), JSON.stringify({ other: 1 }));
+    const cli = runCli(['password', `--config-dir=${dirs.config}`, `--data-dir=${dirs.data}`], {
+      input: 's3cret-pass\ns3cret-pass\n',
+    });
+    expect((await cli.exit).code).toBe(0);
+    expect(cli.stdout()).toContain(configFile());
+    const text = await fs.readFile(configFile(), 'utf8');
+    expect(text).not.toContain('s3cret-pass');
+    const stored = JSON.parse(text);
+    expect(stored.other).toBe(1);
+    expect(await verifyPassword('s3cret-pass', stored.password)).toBe(true);
+    expect((await fs.stat(configFile())).mode & 0o777).toBe(0o600);
+  });
+
+  it('the server then accepts the password at /login', async () => {
+    const cli = runCli([...isolated(dirs), dirs.root]);
+    const base = (await cli.url).split('?')[0];
+    try {
+      const page = await fetch(`${base}login`);
+      const xsrfCookie = page.headers.getSetCookie().find((c) => c.startsWith('_xsrf=')) ?? '';
+      const xsrf = xsrfCookie.split(';')[0]?.slice('_xsrf='.length) ?? '';
+      const post = (password: string) =>
+        fetch(`${base}login?next=%2Ftree`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: `_xsrf=${xsrf}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ password, _xsrf: xsrf }).toString(),
+        });
+      const wrong = await post('not-it');
+      expect(wrong.status).toBe(200);
+      const ok = await post('s3cret-pass');
+      expect(ok.status).toBe(302);
+      expect(ok.headers.get('location')).toBe('/tree');
+      const login = ok.headers.getSetCookie().find((c) => c.startsWith('username-')) ?? '';
+      const status = await fetch(`${base}api/status`, { headers: { cookie: login.split(';')[0] ?? '' } });
+      expect(status.status).toBe(200);
+    } finally {
+      cli.child.kill('SIGTERM');
+      await cli.exit;
+    }
+  });
+});

@@ -1,0 +1,192 @@
+import { promises as fs } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLAGS } from '../src/flags.js';
+import { type Dirs, isolated, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+
+let dirs: Dirs;
+beforeAll(async () => {
+  dirs = await tempDirs();
+});
+afterAll(async () => {
+  await fs.rm(dirs.dir, { recursive: true, force: true });
+  await removeSandbox();
+});
+
+describe('nbserve --help and --version', () => {
+  it('--help documents every flag of the table, both halves of each boolean pair, and the password command', async () => {
+    const cli = runCli(['--help']);
+    expect((await cli.exit).code).toBe(0);
+    const help = cli.stdout();
+    for (const flag of FLAGS) {
+      expect(help).toContain(`--${flag.name}`);
+      if (flag.type === 'boolean') expect(help).toContain(`--no-${flag.name}`);
+    }
+    expect(help).toContain('password');
+    expect(help).toContain('--flag=value');
+  });
+
+  it('--version prints the package version', async () => {
+    const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'packages/cli/package.json'), 'utf8'));
+    const cli = runCli(['--version']);
+    expect((await cli.exit).code).toBe(0);
+    expect(cli.stdout().trim()).toBe(pkg.version);
+  });
+
+  it.each([
+    [['--port', 'abc'], '--port'],
+    [['--port=70000'], '--port'],
+    [['--browser=maybe'], '--browser'],
+    [['--max-body-size=lots'], '--max-body-size'],
+    [['--no-such-flag'], 'no-such-flag'],
+    [['a', 'b'], 'too many arguments'],
+  ])('refuses %j with a clear message and a non-zero exit', async (args, mention) => {
+    const cli = runCli([...args, '--no-browser']);
+    const { code } = await cli.exit;
+    expect(code).not.toBe(0);
+    expect(cli.stderr()).toContain(mention);
+    expect(cli.stdout()).not.toMatch(/http:\/\//);
+  });
+
+  it('refuses a root that is not a directory', async () => {
+    const cli = runCli([...isolated(dirs), path.join(dirs.dir, 'missing')]);
+    expect((await cli.exit).code).toBe(2);
+    expect(cli.stderr()).toContain('not a directory');
+  });
+});
+
+describe('nbserve serving', () => {
+  it('prints the URL with a random token, serves, and exits 0 on SIGTERM', async () => {
+    const cli = runCli([...isolated(dirs), '--log-level=info', dirs.root]);
+    const url = await cli.url;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+    const token = new URL(url).searchParams.get('token') ?? '';
+    const base = url.split('?')[0];
+    expect(await (await fetch(`${base}api`)).json()).toEqual({ version: expect.any(String) });
+    expect((await fetch(`${base}api/status`)).status).toBe(403);
+    expect((await fetch(`${base}api/status`, { headers: { Authorization: `token ${token}` } })).status).toBe(200);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(302);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+    expect(cli.stdout()).toContain('nbserve stopped.');
+    // Request lines were logged, but never the token.
+    expect(cli.stderr()).toContain('GET /api/status');
+    expect(cli.stderr()).not.toContain(token);
+  });
+
+  it('exits 0 on SIGINT too', async () => {
+    const cli = runCli([...isolated(dirs), dirs.root]);
+    await cli.url;
+    cli.child.kill('SIGINT');
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('exits 0 after POST /api/shutdown', async () => {
+    const cli = runCli([...isolated(dirs), '--token=shut-me-down', dirs.root]);
+    const base = (await cli.url).split('?')[0];
+    const res = await fetch(`${base}api/shutdown`, {
+      method: 'POST',
+      headers: { Authorization: 'token shut-me-down' },
+    });
+    expect(res.status).toBe(200);
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('takes the token from --token and $NBSERVE_TOKEN, and every flag in --flag=value form', async () => {
+    const cli = runCli(
+      [
+        ...isolated(dirs),
+        '--base-url=/nb/',
+        '--allow-hidden=false',
+        '--max-body-size=1K',
+        '--browser=false',
+        dirs.root,
+      ],
+      { env: { NBSERVE_TOKEN: 'from-env' } },
+    );
+    const url = await cli.url;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/nb\/\?token=from-env$/);
+    const base = url.split('?')[0];
+    const big = await fetch(`${base}api/config/x`, {
+      method: 'PUT',
+      headers: { Authorization: 'token from-env' },
+      body: JSON.stringify({ x: 'y'.repeat(2048) }),
+    });
+    expect(big.status).toBe(413);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+  });
+
+  it('--token "" disables auth with a loud warning', async () => {
+    const cli = runCli([...isolated(dirs), '--token', '', dirs.root]);
+    const url = await cli.url;
+    expect(url).not.toContain('token=');
+    expect(cli.stderr()).toContain('authentication is DISABLED');
+    expect((await fetch(`${url}api/status`)).status).toBe(200);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+  });
+});
+
+describe('port selection', () => {
+  let blocker: net.Server;
+  let busy: number;
+  beforeAll(async () => {
+    blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    busy = (blocker.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => blocker.close(resolve)));
+
+  it('tries the next port when the port is busy', async () => {
+    const cli = runCli([...isolated(dirs), `--port=${busy}`, dirs.root]);
+    const url = await cli.url;
+    const port = Number(new URL(url).port);
+    expect(port).toBeGreaterThan(busy);
+    expect(port).toBeLessThanOrEqual(busy + 50);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+  });
+
+  it('fails clearly with --port-retries 0', async () => {
+    const cli = runCli([...isolated(dirs), `--port=${busy}`, '--port-retries', '0', dirs.root]);
+    expect((await cli.exit).code).toBe(1);
+    expect(cli.stderr()).toContain(`port ${busy}`);
+    expect(cli.stderr()).toContain('already in use');
+  });
+});
+
+describe('opening the browser', () => {
+  it('opens a 0600 redirect file through $BROWSER (the token stays off the process list) and removes it at exit', async () => {
+    const record = path.join(dirs.dir, 'browser-arg.txt');
+    const fakeBrowser = path.join(dirs.dir, 'fake-browser.sh');
+    await fs.writeFile(fakeBrowser, `#!/bin/sh\nprintf '%s' "$1" > '${record}'\n`, { mode: 0o755 });
+    const args = isolated(dirs).filter((a) => a !== '--no-browser');
+    const cli = runCli([...args, '--browser', dirs.root], { env: { BROWSER: fakeBrowser } });
+    const url = await cli.url;
+    let opened = '';
+    for (let i = 0; i < 100 && !opened; i++) {
+      opened = await fs.readFile(record, 'utf8').catch(() => '');
+      if (!opened) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(opened).toMatch(/nbserve-\d+-open\.html$/);
+    expect(opened).not.toContain('token');
+    const stat = await fs.stat(opened);
+    expect(stat.mode & 0o777).toBe(0o600);
+    expect(await fs.readFile(opened, 'utf8')).toContain(url.replace(/&/g, '&amp;'));
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+    await expect(fs.access(opened)).rejects.toThrow();
+  });
+
+  it('a browser that cannot start is harmless', async () => {
+    const args = isolated(dirs).filter((a) => a !== '--no-browser');
+    const cli = runCli([...args, dirs.root], { env: { BROWSER: path.join(dirs.dir, 'no-such-browser') } });
+    const base = (await cli.url).split('?')[0];
+    expect((await fetch(`${base}api`)).status).toBe(200);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+    expect(cli.stderr()).toContain('Could not open a browser');
+  });
+});
