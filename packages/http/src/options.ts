@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { CheckpointStore, ContentsStore } from '@nbserve/core';
+import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
 
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
 export interface NbserveOptions {
@@ -47,6 +47,38 @@ export interface NbserveOptions {
   nbconvertCommand?: readonly string[] | false;
   /** The Python with docutils for `/rstservice/render`; `false`: the built-in renderer only. */
   docutilsPython?: string | false;
+  /** Kernelspecs registered in code (the built-in JavaScript kernel); a spec on disk of the same name wins. */
+  builtinKernelSpecs?: readonly BuiltinKernelSpec[];
+  /** Kernel started when a request names none; default `python3` when installed, else the first built-in. */
+  defaultKernelName?: string;
+  /** `kernels` directories searched for kernelspecs, replacing Jupyter's search path. */
+  kernelSpecDirs?: readonly string[];
+  /** When non-empty, only these kernelspecs are listed and may be started. */
+  allowedKernelSpecs?: readonly string[];
+  /** Seconds to wait for a new kernel's `kernel_info_reply`. Default 60. */
+  kernelInfoTimeout?: number;
+  /** Seconds a kernel gets to exit on shutdown (half after shutdown_request, half after SIGTERM). Default 5. */
+  shutdownWaitTime?: number;
+  /** Shut kernels down after this many idle seconds; 0 = never (default). */
+  cullIdleTimeout?: number;
+  /** Seconds between culling passes. Default 300. */
+  cullInterval?: number;
+  /** Cull kernels even with open connections. Default false. */
+  cullConnected?: boolean;
+  /** Cull kernels even while busy. Default false. */
+  cullBusy?: boolean;
+  /** IOPub messages per second a client may receive; 0 = unlimited (default). */
+  iopubMsgRateLimit?: number;
+  /** IOPub stream bytes per second a client may receive; 0 = unlimited (default). */
+  iopubDataRateLimit?: number;
+  /** Window of the IOPub rate limits in seconds. Default 3. */
+  rateLimitWindow?: number;
+  /** Bytes kept per disconnected kernel client for replay on reconnect; 0 = no replay. Default 16 MiB. */
+  kernelBufferMaxBytes?: number;
+  /** Seconds a disconnected kernel client's messages are kept for replay. Default 300. */
+  kernelBufferMaxAge?: number;
+  /** Seconds between WebSocket pings on kernel channels; 0 = off. Default 30. */
+  wsPingInterval?: number;
 }
 
 /** A sink for log lines. Every line the server emits has secrets redacted first. */

@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
   ClusterManager,
+  KernelManager,
+  KernelSpecManager,
+  LocalProvisioner,
+  PidRegistry,
+  SessionManager,
   ConfigSections,
   ContentsManager,
   ExportManager,
@@ -15,6 +20,7 @@ import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
 import type { NbserveOptions } from './options.js';
+import { ChannelsHub } from './ws/channels-hub.js';
 
 /**
  * The core managers one nbserve instance serves. Built once from options by
@@ -40,6 +46,14 @@ export interface Services {
   readonly rst: RstService;
   /** The older single-directory notebook routes' view of `contents` (ids <-> top-level notebooks). */
   readonly legacyNotebooks: LegacyNotebooks;
+  /** Kernelspecs on disk and built in, behind `/api/kernelspecs`. */
+  readonly kernelspecs: KernelSpecManager;
+  /** Running kernels behind `/api/kernels`. */
+  readonly kernels: KernelManager;
+  /** Path <-> kernel bindings behind `/api/sessions`. */
+  readonly sessions: SessionManager;
+  /** The kernel channels WebSockets (fan-out, replay buffers). */
+  readonly channels: ChannelsHub;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
@@ -48,20 +62,30 @@ export function createServices(options: NbserveOptions): Services {
   let closed = false;
   const contents = createContentsManager(options);
   const clusters = createClusterManager(options);
+  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options);
+  const activity = new Activity();
+  activity.countKernels = () => kernels.list().length;
+  activity.countConnections = () => channels.connections;
   return {
     options,
     auth: new Authenticator(options),
     config: new ConfigSections(options.configDir),
-    activity: new Activity(),
+    activity,
     contents,
     clusters,
     exporters: new ExportManager({ nbconvert: options.nbconvertCommand === false ? false : nbconvertOptions(options) }),
     rst: new RstService({ docutils: options.docutilsPython === false ? false : docutilsOptions(options) }),
     legacyNotebooks: new LegacyNotebooks(contents, legacyRegistry(options)),
     identity: anonymousIdentity(),
+    kernelspecs,
+    kernels,
+    sessions,
+    channels,
     async close() {
       if (closed) return;
       closed = true;
+      channels.close();
+      await kernels.shutdownAll();
       await clusters.idle(); // a stop in flight finishes; running clusters outlive the server by design
     },
   };
@@ -95,4 +119,48 @@ function docutilsOptions(options: NbserveOptions): { python?: string } {
 function legacyRegistry(options: NbserveOptions): LegacyNotebookRegistry {
   const key = createHash('sha256').update(path.resolve(options.root)).digest('hex').slice(0, 16);
   return new LegacyNotebookRegistry({ file: path.join(options.dataDir, 'legacy-notebook-ids', `${key}.json`) });
+}
+
+/** Kernelspecs, kernels (local processes, orphans of a crashed run reaped first), sessions, channels. */
+function createKernelServices(options: NbserveOptions) {
+  const warn = (message: string) => options.logger.warn(message);
+  const kernelspecs = new KernelSpecManager({
+    ...(options.kernelSpecDirs ? { dirs: [...options.kernelSpecDirs] } : {}),
+    ...(options.builtinKernelSpecs ? { builtin: [...options.builtinKernelSpecs] } : {}),
+    ...(options.defaultKernelName ? { defaultName: options.defaultKernelName } : {}),
+    ...(options.allowedKernelSpecs ? { allowed: [...options.allowedKernelSpecs] } : {}),
+    warn,
+  });
+  const registry = new PidRegistry(options.runtimeDir);
+  const reaped = registry.reapOrphans();
+  if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
+  const kernels = new KernelManager({
+    kernelspecs,
+    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }),
+    rootDir: options.root,
+    kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
+    shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,
+    culling: {
+      idleTimeout: options.cullIdleTimeout ?? 0,
+      interval: options.cullInterval ?? 300,
+      connected: options.cullConnected ?? false,
+      busy: options.cullBusy ?? false,
+    },
+    warn,
+  });
+  const sessions = new SessionManager({ kernels });
+  const channels = new ChannelsHub(kernels, {
+    pingIntervalMs: (options.wsPingInterval ?? 30) * 1000,
+    highWaterBytes: 4 * 1024 * 1024,
+    overflowBytes: 64 * 1024 * 1024,
+    rateLimit: {
+      msgRate: options.iopubMsgRateLimit ?? 0,
+      dataRate: options.iopubDataRateLimit ?? 0,
+      windowSeconds: options.rateLimitWindow ?? 3,
+    },
+    replayMaxBytes: options.kernelBufferMaxBytes ?? 16 * 1024 * 1024,
+    replayMaxAgeMs: (options.kernelBufferMaxAge ?? 300) * 1000,
+    warn,
+  });
+  return { kernelspecs, kernels, sessions, channels };
 }

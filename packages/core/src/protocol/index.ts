@@ -12,5 +12,11 @@ export {
   type RawMessage,
 } from './types.js';
 export { DELIMITER, decodeWire, encodeWire, type WireMessage } from './wire.js';
-export { type ChannelMessage, decodeJsonFrame, encodeJsonFrame, encodeJsonFrameRaw } from './ws-json.js';
+export {
+  type ChannelMessage,
+  decodeJsonFrame,
+  encodeJsonFrame,
+  encodeJsonFrameBytes,
+  encodeJsonFrameRaw,
+} from './ws-json.js';
 export { decodeV1Frame, encodeV1Frame, V1_SUBPROTOCOL, type V1Frame } from './ws-v1.js';

@@ -110,6 +110,15 @@ const CLOSE = Buffer.from('}');
  * when the message has buffers.
  */
 export function encodeJsonFrameRaw(channel: Channel, raw: RawMessage): string | Buffer {
+  const { data, binary } = encodeJsonFrameBytes(channel, raw);
+  return binary ? data : data.toString('utf8');
+}
+
+/**
+ * Same as encodeJsonFrameRaw, but always bytes: the UTF-8 JSON for a text frame (`binary`
+ * false), which a WebSocket can send without decoding and re-encoding the text.
+ */
+export function encodeJsonFrameBytes(channel: Channel, raw: RawMessage): { data: Buffer; binary: boolean } {
   const hasBuffers = raw.buffers.length > 0;
   const json = Buffer.concat([
     OPEN_CHANNEL[channel],
@@ -122,7 +131,7 @@ export function encodeJsonFrameRaw(channel: Channel, raw: RawMessage): string | 
     raw.content,
     hasBuffers ? CLOSE : CLOSE_BUFFERS,
   ]);
-  if (!hasBuffers) return json.toString('utf8');
+  if (!hasBuffers) return { data: json, binary: false };
   const nbufs = 1 + raw.buffers.length;
   const head = Buffer.alloc(4 * (nbufs + 1));
   head.writeUInt32BE(nbufs, 0);
@@ -133,7 +142,7 @@ export function encodeJsonFrameRaw(channel: Channel, raw: RawMessage): string | 
     head.writeUInt32BE(offset, 4 * (i + 2));
     offset += b.length;
   });
-  return Buffer.concat([head, json, ...raw.buffers]);
+  return { data: Buffer.concat([head, json, ...raw.buffers]), binary: true };
 }
 
 /** Encodes a parsed message for the JSON framing. */

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { type Kernel, type KernelClient, protocol } from '@nbserve/core';
+import type { WebSocket } from 'ws';
+import { ChannelSocket, type ChannelSocketOptions, Outgoing, serverStatus } from './channel-socket.js';
+import { type ChannelCodec, codecFor } from './codec.js';
+import { ReplayBuffer } from './replay-buffer.js';
+
+export interface FanoutOptions extends ChannelSocketOptions {
+  /** Replay buffer bound per disconnected session, in bytes; 0 disables buffering. */
+  replayMaxBytes: number;
+  /** Replay buffer bound in age; a session gone longer than this is forgotten. */
+  replayMaxAgeMs: number;
+  /** Called for frames that cannot be decoded or are not allowed (logged, rate-limited upstream). */
+  warn: (message: string) => void;
+}
+
+/**
+ * A frontend, identified by its `session_id`: its own kernel sockets (so replies and stdin come
+ * back to it alone), its current WebSocket if connected, and a replay buffer while it is not.
+ */
+class ClientSession {
+  socket: ChannelSocket | undefined;
+  buffer: ReplayBuffer | undefined;
+  expiry: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly client: KernelClient,
+    readonly replayable: boolean,
+  ) {}
+
+  deliver(message: Outgoing): void {
+    if (this.socket) this.socket.deliver(message);
+    else this.buffer?.push(message.channel, message.raw);
+  }
+}
+
+/**
+ * One per kernel with open channels: receives each iopub message once and fans it out to every
+ * session (encoded once per framing), routes each session's replies to it alone, and turns
+ * kernel lifecycle events into iopub `status` messages.
+ */
+export class KernelFanout {
+  readonly kernel: Kernel;
+  readonly #options: FanoutOptions;
+  readonly #sessions = new Map<string, ClientSession>();
+  readonly #unsubscribe: Array<() => void> = [];
+  badFrames = 0;
+  #warnedFrames = 0;
+
+  constructor(kernel: Kernel, options: FanoutOptions) {
+    this.kernel = kernel;
+    this.#options = options;
+    this.#unsubscribe.push(
+      kernel.onIopub((raw, msgType) => {
+        const message = new Outgoing('iopub', raw, msgType);
+        for (const session of this.#sessions.values()) session.deliver(message);
+      }),
+      kernel.onLifecycle((event) => {
+        if (event === 'restarted') return;
+        const message = new Outgoing('iopub', serverStatus(event, kernel.session), 'status');
+        for (const session of this.#sessions.values()) session.deliver(message);
+        if (event === 'dead') setTimeout(() => this.dispose(), 100).unref();
+      }),
+    );
+  }
+
+  /** Open WebSockets on this kernel. */
+  get connections(): number {
+    let n = 0;
+    for (const s of this.#sessions.values()) if (s.socket) n++;
+    return n;
+  }
+
+  /** Takes over a new WebSocket for `sessionId`; replaces an older socket of the same session. */
+  attach(ws: WebSocket, sessionId: string | undefined): void {
+    const codec = codecFor(ws.protocol);
+    const replayable = sessionId !== undefined && sessionId !== '';
+    const id = replayable ? sessionId : randomUUID();
+    let session = this.#sessions.get(id);
+    if (session?.socket) {
+      // "Replacing stale connection", as upstream: the newest socket of a session wins.
+      const old = session.socket;
+      session.socket = undefined;
+      old.onClose = () => {};
+      old.close(1000, 'Replaced by a newer connection');
+      this.kernel.connections = Math.max(0, this.kernel.connections - 1);
+    }
+    if (!session) {
+      const client = this.kernel.createClient();
+      session = new ClientSession(id, client, replayable);
+      const s = session;
+      client.onMessage = (channel, raw) => s.deliver(new Outgoing(channel, raw, ''));
+      this.#sessions.set(id, session);
+    }
+    clearTimeout(session.expiry);
+    session.expiry = undefined;
+    const socket = new ChannelSocket(ws, codec, this.#options, this.kernel.session);
+    session.socket = socket;
+    this.kernel.connections++;
+    this.kernel.noteActivity();
+    const s = session;
+    socket.onClose = () => this.#detach(s, socket);
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      this.#receive(s, socket, codec, toBuffer(data), isBinary);
+    });
+
+    // Replay what arrived while the session was away, then say hello with a kernel_info reply.
+    const replay = session.buffer?.drain() ?? [];
+    session.buffer = undefined;
+    for (const { channel, raw } of replay) socket.deliver(new Outgoing(channel, raw, ''));
+    const hello = protocol.createMessage('kernel_info_request', {}, { session: this.kernel.session });
+    session.client.send('shell', protocol.toRaw(hello));
+  }
+
+  #receive(session: ClientSession, socket: ChannelSocket, codec: ChannelCodec, data: Buffer, isBinary: boolean): void {
+    if (socket.closed || session.socket !== socket) return;
+    let decoded: ReturnType<ChannelCodec['decode']>;
+    try {
+      decoded = codec.decode(data, isBinary);
+    } catch (error) {
+      this.#badFrame((error as Error).message);
+      return;
+    }
+    if (decoded.channel === 'iopub') {
+      this.#badFrame('a client cannot send on the iopub channel');
+      return;
+    }
+    session.client.send(decoded.channel, decoded.raw);
+  }
+
+  #badFrame(why: string): void {
+    this.badFrames++;
+    // Log the first few, then every 1000th: a misbehaving client must not flood the log.
+    if (this.#warnedFrames < 5 || this.badFrames % 1000 === 0) {
+      this.#warnedFrames++;
+      this.#options.warn(`Kernel ${this.kernel.id}: dropped a WebSocket frame (${why}); ${this.badFrames} so far`);
+    }
+  }
+
+  #detach(session: ClientSession, socket: ChannelSocket): void {
+    if (session.socket !== socket) return;
+    session.socket = undefined;
+    this.kernel.connections = Math.max(0, this.kernel.connections - 1);
+    if (!session.replayable || this.#options.replayMaxBytes <= 0) {
+      this.#forget(session);
+      return;
+    }
+    session.buffer = new ReplayBuffer(this.#options.replayMaxBytes, this.#options.replayMaxAgeMs);
+    session.expiry = setTimeout(() => this.#forget(session), this.#options.replayMaxAgeMs);
+    session.expiry.unref();
+  }
+
+  #forget(session: ClientSession): void {
+    if (session.socket) return;
+    clearTimeout(session.expiry);
+    session.client.close();
+    this.#sessions.delete(session.id);
+  }
+
+  /** Closes every socket and client (kernel gone or server closing). */
+  dispose(code = 1001, reason = 'Kernel shut down'): void {
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe.length = 0;
+    for (const session of this.#sessions.values()) {
+      clearTimeout(session.expiry);
+      const socket = session.socket;
+      session.socket = undefined;
+      if (socket) {
+        socket.onClose = () => {};
+        socket.close(code, reason);
+      }
+      session.client.close();
+    }
+    this.#sessions.clear();
+    this.kernel.connections = 0;
+  }
+}
+
+function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
