@@ -4,7 +4,7 @@ import { getCookie } from 'hono/cookie';
 import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { checkWebSocketOrigin } from './origin.js';
-import { isApiPath, isPublicPath, SAFE_METHODS } from './paths.js';
+import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS } from './paths.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -67,7 +67,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       }
     }
 
-    if (result.via === 'none' && !isPublicPath(relPath, method)) {
+    const firstFrameAuth = websocket && isLegacyChannelSocket(relPath);
+    if (result.via === 'none' && !isPublicPath(relPath, method) && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {
         const next = encodeURIComponent(pathWithoutToken(c));
         return c.redirect(`${c.get('baseUrl')}login?next=${next}`, 302);

@@ -20,4 +20,13 @@ export function isPublicPath(relPath: string, method: string): boolean {
   );
 }
 
+/**
+ * The per-channel kernel sockets of IPython 0.13–2.x clients authenticate with their first frame
+ * (checked by ws/legacy-channels before anything reaches the kernel), so their upgrade may come
+ * without credentials. The Origin check still applies.
+ */
+export function isLegacyChannelSocket(relPath: string): boolean {
+  return /^\/(?:api\/)?kernels\/[^/]+\/(?:shell|iopub|stdin)$/.test(relPath);
+}
+
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
