@@ -1,4 +1,4 @@
-import { notFound } from '@nbserve/core';
+import { badRequest, notFound } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
@@ -34,7 +34,9 @@ export function registerKernelRoutes(app: Hono<NbserveEnv>): void {
   app.get('/api/kernels', (c) => c.json(c.get('services').kernels.list()));
 
   app.post('/api/kernels', async (c) => {
-    const body = parseWith(StartBody, await readJsonBody(c), 'request body');
+    const raw = await readJsonBody(c);
+    if (Array.isArray(raw)) throw badRequest('The request body must be a JSON object');
+    const body = parseWith(StartBody, raw, 'request body');
     const kernel = await c.get('services').kernels.start({
       name: body?.name ?? undefined,
       path: body?.path ?? undefined,

@@ -75,6 +75,7 @@ export function registerSessionRoutes(app: Hono<NbserveEnv>): void {
     app.post(prefix, async (c) => {
       const raw = await readJsonBody(c);
       if (raw === undefined || raw === null) throw badRequest('No JSON data provided');
+      if (Array.isArray(raw)) throw badRequest('The request body must be a JSON object');
       const body = parseWith(SessionBody, raw, 'request body');
       const { path, name, type } = normalize(body);
       if (path === undefined || path === '') throw badRequest('Missing field in JSON data: path');
@@ -90,6 +91,7 @@ export function registerSessionRoutes(app: Hono<NbserveEnv>): void {
       const id = sessionIdParam(c);
       const raw = await readJsonBody(c);
       if (raw === undefined || raw === null) throw badRequest('No JSON data provided');
+      if (Array.isArray(raw)) throw badRequest('The request body must be a JSON object');
       const body = parseWith(SessionBody, raw, 'request body');
       const model = await c.get('services').sessions.update(id, { ...normalize(body), kernel: kernelRequest(body) });
       return c.json(model, 200);

@@ -1,0 +1,146 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { isProcessAlive } from '@nbserve/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+
+let fx: KernelServerFixture;
+
+beforeAll(async () => {
+  fx = await startKernelServer({ kernelInfoTimeout: 3 });
+  // A kernelspec whose program does not exist.
+  mkdirSync(nodePath.join(fx.kernelsDir, 'missing'), { recursive: true });
+  writeFileSync(
+    nodePath.join(fx.kernelsDir, 'missing', 'kernel.json'),
+    JSON.stringify({
+      argv: ['/nonexistent/bin/kernel', '-f', '{connection_file}'],
+      display_name: 'Missing',
+      language: 'none',
+    }),
+  );
+});
+afterAll(async () => {
+  await fx.cleanup();
+});
+
+/** Both transports: in-process `app.request` and the real socket. */
+const transports = [
+  {
+    name: 'in-process',
+    request: (method: string, path: string, body?: unknown) =>
+      fx.server.app.request(`http://localhost/${path}`, {
+        method,
+        headers: { Authorization: `token ${TOKEN}` },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      }),
+  },
+  { name: 'socket', request: (method: string, path: string, body?: unknown) => fx.api(method, path, body) },
+];
+
+const noKernel = '00000000-0000-4000-8000-000000000000';
+
+for (const t of transports) {
+  describe(`/api/kernels over ${t.name}`, () => {
+    it('starts, lists, gets, interrupts, restarts and deletes a kernel', async () => {
+      const created = await t.request('POST', 'api/kernels', { name: 'flood', path: 'no/such/dir/nb.ipynb' });
+      expect(created.status).toBe(201);
+      const model = (await created.json()) as {
+        id: string;
+        name: string;
+        execution_state: string;
+        connections: number;
+      };
+      expect(created.headers.get('location')).toBe(`/api/kernels/${model.id}`);
+      expect(model).toMatchObject({ name: 'flood', execution_state: 'idle', connections: 0 });
+      expect(((await (await t.request('GET', 'api/kernels')).json()) as { id: string }[]).map((k) => k.id)).toContain(
+        model.id,
+      );
+      expect((await t.request('GET', `api/kernels/${model.id}`)).status).toBe(200);
+      expect((await t.request('POST', `api/kernels/${model.id}/interrupt`)).status).toBe(204);
+      const restarted = await t.request('POST', `api/kernels/${model.id}/restart`);
+      expect(restarted.status).toBe(200);
+      expect(await restarted.json()).toMatchObject({ id: model.id, execution_state: 'idle' });
+      expect((await t.request('DELETE', `api/kernels/${model.id}`)).status).toBe(204);
+      expect((await t.request('GET', `api/kernels/${model.id}`)).status).toBe(404);
+    });
+
+    it('answers bad input with 4xx Jupyter errors and changes nothing', async () => {
+      const before = fx.server.app.services.kernels.list().length;
+      const cases: Array<[string, string, unknown, number, RegExp]> = [
+        ['GET', `api/kernels/${noKernel}`, undefined, 404, /Kernel does not exist/],
+        ['DELETE', `api/kernels/${noKernel}`, undefined, 404, /Kernel does not exist/],
+        ['POST', `api/kernels/${noKernel}/interrupt`, undefined, 404, /Kernel does not exist/],
+        ['POST', `api/kernels/${noKernel}/restart`, undefined, 404, /Kernel does not exist/],
+        ['GET', 'api/kernels/not-a-uuid', undefined, 404, /Kernel does not exist/],
+        ['POST', 'api/kernels', { name: 'nope' }, 404, /No such kernel named nope/],
+        ['POST', 'api/kernels', '{"name":', 400, /Invalid JSON/],
+        ['POST', 'api/kernels', '[1,2]', 400, /JSON object/],
+        ['POST', 'api/kernels', { name: 42 }, 400, /name must be a string/],
+        ['POST', 'api/kernels', { name: 'flood', path: '../../etc' }, 400, /Invalid kernel path/],
+        ['POST', 'api/kernels', { kernel_id: 'x' }, 400, /kernel_id must be a uuid/],
+        ['GET', 'api/kernelspecs/nope', undefined, 404, /Kernel spec nope not found/],
+        ['GET', 'kernelspecs/python3/nope.png', undefined, 404, /not found/],
+        ['GET', 'kernelspecs/python3/..%2Fpython3%2Fkernel.json', undefined, 404, /not found/],
+        ['GET', 'kernelspecs/nope/logo-64x64.png', undefined, 404, /not found/],
+      ];
+      for (const [method, path, body, status, message] of cases) {
+        const res = await t.request(method, path, body);
+        expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(status);
+        const json = (await res.json()) as { message: string; reason: string | null };
+        expect(json.message, `${method} ${path}`).toMatch(message);
+        expect(json).toHaveProperty('reason');
+        expect(JSON.stringify(json)).not.toContain(TOKEN);
+      }
+      expect(fx.server.app.services.kernels.list().length).toBe(before);
+    });
+
+    it('requires authentication', async () => {
+      const res = await fx.server.app.request('http://localhost/api/kernels');
+      expect(res.status).toBe(403);
+      const sock = await fetch(`${fx.baseUrl}api/kernelspecs`);
+      expect(sock.status).toBe(403);
+    });
+  });
+}
+
+describe('kernel start failures', () => {
+  it('a kernel that never answers kernel_info: clear error after the timeout, no process left', async () => {
+    const started = Date.now();
+    const res = await fx.api('POST', 'api/kernels', { name: 'mute' });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ message: 'Kernel mute did not answer kernel_info_request within 3 s' });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(fx.server.app.services.kernels.list()).toEqual([]);
+    expect(
+      readdirSync(fx.runtimeDir).filter((f) => f.startsWith('kernel-') || f.startsWith('nbserve-kernel-')),
+    ).toEqual([]);
+    const mutePids = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return (
+            isProcessAlive(Number(p)) &&
+            procCmdline(p).includes('flood-kernel.ts') &&
+            procCmdline(p).includes('--mute') &&
+            procCmdline(p).includes(fx.runtimeDir)
+          );
+        } catch {
+          return false;
+        }
+      });
+    expect(mutePids).toEqual([]);
+  });
+
+  it('a kernelspec whose program does not exist: clear 500, server keeps serving', async () => {
+    const res = await fx.api('POST', 'api/kernels', { name: 'missing' });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({
+      message: 'Error starting kernel missing: /nonexistent/bin/kernel was not found',
+    });
+    expect((await fx.api('GET', 'api/kernels')).status).toBe(200);
+  });
+});
+
+function procCmdline(pid: string): string {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+}
