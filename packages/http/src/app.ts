@@ -23,6 +23,10 @@ import { registerShutdownRoutes } from './routes/api/shutdown.js';
 import { registerStatusRoutes } from './routes/api/status.js';
 import { registerFilesRoutes } from './routes/files.js';
 import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
+import { registerLegacyRenameTracking } from './routes/legacy/follow-renames.js';
+import { registerLegacyKernelRoutes } from './routes/legacy/kernels.js';
+import { registerLegacyNotebookRoutes } from './routes/legacy/notebooks.js';
+import { registerLegacyPageRoutes } from './routes/legacy/pages.js';
 import { registerRstRoutes } from './routes/legacy/rstservice.js';
 import { registerNbconvertRoutes } from './routes/nbconvert.js';
 import { registerEditRoutes } from './routes/web/edit.js';
@@ -82,6 +86,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerMeRoutes(api);
   registerConfigRoutes(api);
   registerTrustRoutes(api);
+  registerLegacyRenameTracking(api);
   registerContentsRoutes(api);
   registerNotebooksRedirect(api);
   registerFilesRoutes(api);
@@ -94,6 +99,9 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerNbconvertApiRoutes(api);
   registerNbconvertRoutes(api);
   registerRstRoutes(api);
+  registerLegacyNotebookRoutes(api);
+  registerLegacyKernelRoutes(api);
+  registerLegacyPageRoutes(api);
   registerShutdownRoutes(api, async () => {
     await services.close();
     for (const listener of shutdownListeners) await listener();

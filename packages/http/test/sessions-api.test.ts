@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+
+let fx: KernelServerFixture;
+
+beforeAll(async () => {
+  fx = await startKernelServer({ defaultKernelName: 'flood' });
+});
+afterAll(async () => {
+  await fx.cleanup();
+});
+
+type Session = {
+  id: string;
+  path: string;
+  name: string;
+  type: string;
+  kernel: { id: string; name: string } | null;
+  notebook?: { path: string; name: string };
+};
+
+async function json<T>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+const noSession = '00000000-0000-4000-8000-000000000000';
+
+describe('/api/sessions', () => {
+  it('creates with the current body, returns the existing session for the same path, deletes with its kernel', async () => {
+    const res = await fx.api('POST', 'api/sessions', {
+      path: 'a/x.ipynb',
+      name: 'x.ipynb',
+      type: 'notebook',
+      kernel: { name: 'flood' },
+    });
+    expect(res.status).toBe(201);
+    const s = await json<Session>(res);
+    expect(res.headers.get('location')).toBe(`/api/sessions/${s.id}`);
+    expect(s).toMatchObject({ path: 'a/x.ipynb', name: 'x.ipynb', type: 'notebook', kernel: { name: 'flood' } });
+    expect(s.notebook).toEqual({ path: 'a/x.ipynb', name: 'x.ipynb' });
+
+    const again = await fx.api('POST', 'api/sessions', {
+      path: 'a/x.ipynb',
+      type: 'notebook',
+      kernel: { name: 'python3' },
+    });
+    expect(again.status).toBe(201);
+    expect(await json<Session>(again)).toMatchObject({ id: s.id, kernel: { id: s.kernel?.id, name: 'flood' } });
+
+    expect((await json<Session[]>(await fx.api('GET', 'api/sessions'))).map((x) => x.id)).toEqual([s.id]);
+    expect((await fx.api('DELETE', `api/sessions/${s.id}`)).status).toBe(204);
+    expect((await fx.api('GET', `api/kernels/${s.kernel?.id}`)).status).toBe(404);
+    expect(await json<Session[]>(await fx.api('GET', 'api/sessions'))).toEqual([]);
+  });
+
+  it('accepts the IPython 3.x and 2.x bodies and the /api/sesions spelling', async () => {
+    const v3 = await json<Session>(
+      await fx.api('POST', 'api/sessions', { notebook: { path: 'd/three.ipynb' }, kernel: { name: 'flood' } }),
+    );
+    expect(v3).toMatchObject({ path: 'd/three.ipynb', name: 'three.ipynb', type: 'notebook' });
+    const v2 = await json<Session>(
+      await fx.api('POST', 'api/sesions', { notebook: { name: 'two.ipynb', path: 'd' }, kernel: { name: 'flood' } }),
+    );
+    expect(v2).toMatchObject({
+      path: 'd/two.ipynb',
+      name: 'two.ipynb',
+      notebook: { path: 'd/two.ipynb', name: 'two.ipynb' },
+    });
+    expect((await fx.api('GET', `api/sesions/${v2.id}`)).status).toBe(200);
+    // A console session uses the default kernel and has no notebook mirror.
+    const console = await json<Session>(await fx.api('POST', 'api/sessions', { path: 'd/console-1', type: 'console' }));
+    expect(console.kernel?.name).toBe('flood');
+    expect(console).not.toHaveProperty('notebook');
+    for (const s of [v3, v2, console]) expect((await fx.api('DELETE', `api/sessions/${s.id}`)).status).toBe(204);
+  });
+
+  it('patches path, name, type, and the kernel (by id or by name; the replaced kernel is shut down)', async () => {
+    const s = await json<Session>(
+      await fx.api('POST', 'api/sessions', { path: 'p.ipynb', type: 'notebook', kernel: { name: 'flood' } }),
+    );
+    const renamed = await json<Session>(
+      await fx.api('PATCH', `api/sessions/${s.id}`, { path: 'q.ipynb', name: 'q.ipynb' }),
+    );
+    expect(renamed).toMatchObject({ path: 'q.ipynb', name: 'q.ipynb', kernel: { id: s.kernel?.id } });
+
+    const other = await json<{ id: string }>(await fx.api('POST', 'api/kernels', { name: 'flood' }));
+    const attached = await json<Session>(await fx.api('PATCH', `api/sessions/${s.id}`, { kernel: { id: other.id } }));
+    expect(attached.kernel?.id).toBe(other.id);
+    expect((await fx.api('GET', `api/kernels/${s.kernel?.id}`)).status).toBe(404);
+
+    const fresh = await json<Session>(await fx.api('PATCH', `api/sessions/${s.id}`, { kernel: { name: 'flood' } }));
+    expect(fresh.kernel?.id).not.toBe(other.id);
+    expect((await fx.api('GET', `api/kernels/${other.id}`)).status).toBe(404);
+    expect((await fx.api('DELETE', `api/sessions/${s.id}`)).status).toBe(204);
+  });
+
+  it('drops sessions whose kernel went away', async () => {
+    const s = await json<Session>(
+      await fx.api('POST', 'api/sessions', { path: 'gone.ipynb', type: 'notebook', kernel: { name: 'flood' } }),
+    );
+    expect((await fx.api('DELETE', `api/kernels/${s.kernel?.id}`)).status).toBe(204);
+    expect(await json<Session[]>(await fx.api('GET', 'api/sessions'))).toEqual([]);
+    expect((await fx.api('GET', `api/sessions/${s.id}`)).status).toBe(404);
+  });
+
+  it('answers bad input with Jupyter errors and starts nothing', async () => {
+    const kernelsBefore = fx.server.app.services.kernels.list().length;
+    const cases: Array<[string, string, unknown, number, Record<string, unknown>]> = [
+      ['POST', 'api/sessions', undefined, 400, { message: 'No JSON data provided' }],
+      ['POST', 'api/sessions', '{bad', 400, { message: 'Invalid JSON in body of request' }],
+      ['POST', 'api/sessions', '[]', 400, { message: 'The request body must be a JSON object' }],
+      ['POST', 'api/sessions', { type: 'notebook' }, 400, { message: 'Missing field in JSON data: path' }],
+      ['POST', 'api/sessions', { path: 'x.ipynb' }, 400, { message: 'Missing field in JSON data: type' }],
+      ['POST', 'api/sessions', { path: 7, type: 'notebook' }, 400, {}],
+      ['POST', 'api/sessions', { path: 'x.ipynb', type: 'notebook', kernel: 'python3' }, 400, {}],
+      [
+        'POST',
+        'api/sessions',
+        { path: 'x.ipynb', type: 'notebook', kernel: { name: 'nope' } },
+        501,
+        { short_message: 'nope not found', message: expect.stringContaining("The 'nope' kernel is not available") },
+      ],
+      [
+        'POST',
+        'api/sessions',
+        { path: 'x.ipynb', type: 'notebook', kernel: { id: noSession } },
+        400,
+        { message: `No such kernel: ${noSession}` },
+      ],
+      ['GET', `api/sessions/${noSession}`, undefined, 404, { message: `Session not found: session_id='${noSession}'` }],
+      ['PATCH', `api/sessions/${noSession}`, { path: 'y' }, 404, {}],
+      ['DELETE', `api/sessions/${noSession}`, undefined, 404, {}],
+      ['GET', 'api/sessions/not-a-uuid', undefined, 404, {}],
+    ];
+    for (const [method, path, body, status, expected] of cases) {
+      const res = await fx.api(method, path, body);
+      expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(status);
+      const payload = await json<Record<string, unknown>>(res);
+      expect(payload).toMatchObject(expected);
+      expect(payload).toHaveProperty('message');
+      expect(JSON.stringify(payload)).not.toContain(TOKEN);
+    }
+    expect(fx.server.app.services.kernels.list().length).toBe(kernelsBefore);
+    expect(await json<Session[]>(await fx.api('GET', 'api/sessions'))).toEqual([]);
+  });
+});
