@@ -41,7 +41,7 @@ export async function startLegacyServer(options: Partial<CreateAppOptions> = {})
   };
   return {
     dir,
-    root,
+    root: options.root ?? root,
     server,
     origin,
     fetch: (path, init) => fetch(`${origin}${path}`, withAuth(init)),

@@ -131,6 +131,11 @@ export class LegacyNotebooks {
     });
   }
 
+  /** A file moved through the current API: its id (if it had one) follows it. */
+  async renamed(from: string, to: string): Promise<void> {
+    await this.registry.renamed(from, to);
+  }
+
   async delete(id: string): Promise<void> {
     const path = await this.pathOf(id);
     await this.contents.delete(path);
