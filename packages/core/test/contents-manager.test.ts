@@ -210,7 +210,7 @@ describe.each([
     expect(model.message).toBeUndefined();
     const nb = model.content as { nbformat: number; cells: Record<string, unknown>[]; metadata: object };
     expect(nb.nbformat).toBe(4);
-    expect(nb.metadata).toEqual({});
+    expect(nb.metadata).toEqual({ orig_nbformat: 3, orig_nbformat_minor: 0 });
     expect(nb.cells[0]).toMatchObject({ cell_type: 'markdown', source: '## Title' });
     expect(nb.cells[1]).toMatchObject({
       cell_type: 'code',

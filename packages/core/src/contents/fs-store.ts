@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
@@ -37,26 +37,24 @@ export class FileSystemStore implements ContentsStore {
     const dirents = await fs.readdir(dir, { withFileTypes: true }).catch((e) => {
       throw mapFsError(e, path);
     });
-    // All stats in flight at once: libuv's thread pool does the queueing, and a directory
-    // of 10,000 entries costs one round of parallel syscalls instead of 10,000 serial awaits.
-    const entries = await Promise.all(
-      dirents.map(async (dirent): Promise<StoreEntry | null> => {
-        const full = nodePath.join(dir, dirent.name);
-        try {
-          if (dirent.isSymbolicLink()) {
-            const real = await fs.realpath(full);
-            if (!(await this.#contains(real))) return null;
-          } else if (!dirent.isFile() && !dirent.isDirectory()) {
-            return null;
-          }
-          const stat = this.#toStat(await fs.stat(full));
-          return stat ? { name: dirent.name, stat } : null;
-        } catch {
-          return null; // broken symlink, permission error, vanished meanwhile
-        }
+    // Sockets, fifos and devices are never listed.
+    const candidates = dirents.filter((d) => d.isFile() || d.isDirectory() || d.isSymbolicLink());
+    const stats = await statMany(candidates.map((d) => nodePath.join(dir, d.name)));
+    // Symlinks are listed only when they end inside the root (broken ones have no stats already).
+    await Promise.all(
+      candidates.map(async (dirent, i) => {
+        if (!dirent.isSymbolicLink() || !stats[i]) return;
+        const real = await fs.realpath(nodePath.join(dir, dirent.name)).catch(() => null);
+        if (real === null || !(await this.#contains(real))) stats[i] = null;
       }),
     );
-    return entries.filter((entry): entry is StoreEntry => entry !== null);
+    const entries: StoreEntry[] = [];
+    candidates.forEach((dirent, i) => {
+      const raw = stats[i];
+      const stat = raw ? this.#toStat(raw) : null;
+      if (stat) entries.push({ name: dirent.name, stat });
+    });
+    return entries;
   }
 
   async read(path: string): Promise<Uint8Array> {
@@ -165,12 +163,7 @@ export class FileSystemStore implements ContentsStore {
   }
 
   async #lexical(path: string): Promise<string> {
-    const segments = splitPath(path);
-    // Defence in depth: the manager normalizes, but a store may be used directly.
-    if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('\0'))) {
-      throw badRequest(`Invalid path: ${JSON.stringify(path)}`, 'bad path');
-    }
-    return nodePath.join(await this.#rootRealPath(), ...segments);
+    return nodePath.join(await this.#rootRealPath(), ...validSegments(path));
   }
 
   /** The real path of an existing entry inside the root, or `null`. */
@@ -189,7 +182,7 @@ export class FileSystemStore implements ContentsStore {
 
   /** Where a new entry named by `path` goes: its parent must be an existing directory inside the root. */
   async #resolveForCreate(path: string): Promise<string> {
-    if (splitPath(path).length === 0) throw badRequest('The root directory cannot be replaced');
+    if (validSegments(path).length === 0) throw badRequest('The root directory cannot be replaced');
     const parent = parentPath(path);
     const parentReal = await this.#resolveExisting(parent);
     const parentStat = parentReal === null ? null : await fs.stat(parentReal).catch(() => null);
@@ -209,7 +202,7 @@ export class FileSystemStore implements ContentsStore {
 
   /** The entry itself (a symlink is not followed), for rename and delete. */
   async #entryPath(path: string): Promise<string> {
-    if (splitPath(path).length === 0) throw badRequest('Cannot move or delete the root directory');
+    if (validSegments(path).length === 0) throw badRequest('Cannot move or delete the root directory');
     const parentReal = await this.#resolveExisting(parentPath(path));
     if (parentReal === null) throw notFound(`No such file or directory: ${path}`);
     const entry = nodePath.join(parentReal, baseName(path));
@@ -231,6 +224,51 @@ export class FileSystemStore implements ContentsStore {
     if (this.#gids.has(stats.gid)) return (stats.mode & 0o020) !== 0;
     return (stats.mode & 0o002) !== 0;
   }
+}
+
+/** Defence in depth: the manager normalizes paths, but a store may be used directly. */
+function validSegments(path: string): string[] {
+  const segments = splitPath(path);
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('\0'))) {
+    throw badRequest(`Invalid path: ${JSON.stringify(path)}`, 'bad path');
+  }
+  return segments;
+}
+
+const STAT_BATCH = 256;
+const SLOW_BATCH_MS = 15;
+
+/**
+ * Stats many paths without one awaited round trip each. On a local disk a stat is served from
+ * the dentry cache in microseconds, and small synchronous batches (yielding to the event loop
+ * between them) are about 3x faster than 10,000 promises through libuv's 4-thread pool. On a
+ * slow file system (NFS, FUSE) a synchronous batch would stall the server, so the first slow
+ * batch switches the rest to parallel asynchronous stats. Unreadable entries come back `null`.
+ */
+async function statMany(paths: readonly string[]): Promise<(Stats | null)[]> {
+  const out: (Stats | null)[] = new Array(paths.length).fill(null);
+  let i = 0;
+  while (i < paths.length) {
+    const started = performance.now();
+    const end = Math.min(i + STAT_BATCH, paths.length);
+    for (; i < end; i++) {
+      try {
+        out[i] = statSync(paths[i] as string, { throwIfNoEntry: false }) ?? null;
+      } catch {
+        out[i] = null; // permission denied, symlink loop, vanished meanwhile
+      }
+    }
+    if (performance.now() - started > SLOW_BATCH_MS) {
+      const rest = paths.slice(i);
+      const stats = await Promise.all(rest.map((p) => fs.stat(p).catch(() => null)));
+      stats.forEach((stat, k) => {
+        out[i + k] = stat;
+      });
+      break;
+    }
+    if (i < paths.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return out;
 }
 
 async function syncDirectory(dir: string): Promise<void> {

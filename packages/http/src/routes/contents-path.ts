@@ -15,6 +15,8 @@ export function pathSegmentsAfter(c: Context<NbserveEnv>, prefix: string): strin
   if (parts[0] === '') parts.shift();
   if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   return parts.map((part) => {
+    // `//x` would name `/x`: an absolute path, not one below the root.
+    if (part === '') throw badRequest('Invalid path: empty path segment (absolute path?)', 'bad path');
     let segment: string;
     try {
       segment = decodeURIComponent(part);

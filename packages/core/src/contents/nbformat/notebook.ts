@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { badRequest } from '../../errors.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
-import { upgradeV3ToV4 } from './upgrade-v3.js';
+import { randomCellId, upgradeV3ToV4 } from './upgrade-v3.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,8 +34,17 @@ export function toNotebookV4(value: unknown, what: string): ParsedNotebook {
   }
   const copy = structuredClone(shape.output) as Json;
   const notebook = rejoinLines(copy.nbformat === 3 ? upgradeV3ToV4(copy) : copy);
+  addMissingCellIds(notebook);
   const problem = validateNotebookV4(stripForValidation(notebook));
   return { notebook, validationMessage: problem === null ? null : `Notebook validation failed: ${problem}` };
+}
+
+/** nbformat 4.5 requires cell ids; like nbformat's validator, fill in missing ones instead of failing. */
+function addMissingCellIds(nb: Json): void {
+  if (typeof nb.nbformat_minor !== 'number' || nb.nbformat_minor < 5 || !Array.isArray(nb.cells)) return;
+  for (const cell of nb.cells as Json[]) {
+    if (cell.id === undefined) cell.id = randomCellId();
+  }
 }
 
 /** Transient keys (orig_nbformat, trusted) are legal in memory but not in the schema's strict objects. */
@@ -51,9 +60,10 @@ export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   } catch (e) {
     throw badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
   }
-  const parsed = toNotebookV4(value, `Unreadable Notebook: ${path}`);
-  stripTransient(parsed.notebook);
-  return parsed;
+  // As nbformat.reads: transient keys go before the upgrade, which then records orig_nbformat
+  // (JupyterLab tells the user the notebook was converted from v3 when it sees it).
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) stripTransient(value as Json);
+  return toNotebookV4(value, `Unreadable Notebook: ${path}`);
 }
 
 /** Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline. */

@@ -155,6 +155,8 @@ async function checkpoint(c: Ctx, path: string, id: string): Promise<Response> {
 }
 
 function parseBody<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  // valibot's object() accepts arrays; a contents body never is one.
+  if (Array.isArray(value)) throw badRequest('Invalid request body: The request body must be a JSON object');
   const result = v.safeParse(schema, value);
   if (result.success) return result.output;
   throw badRequest(`Invalid request body: ${v.summarize(result.issues).replace(/\n/g, '; ')}`);
