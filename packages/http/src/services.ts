@@ -2,19 +2,19 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
   ClusterManager,
-  KernelManager,
-  KernelSpecManager,
-  LocalProvisioner,
-  PidRegistry,
-  SessionManager,
   ConfigSections,
   ContentsManager,
   ExportManager,
   FileSystemStore,
   IpclusterProvider,
+  KernelManager,
+  KernelSpecManager,
   LegacyNotebookRegistry,
   LegacyNotebooks,
+  LocalProvisioner,
+  PidRegistry,
   RstService,
+  SessionManager,
 } from '@nbserve/core';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
