@@ -1,88 +1,96 @@
 /**
  * nbformat stores multi-line text as arrays of lines on disk (friendly to line-based VCS) and
  * serves it as single strings: `splitLines` before writing, `rejoinLines` after reading.
+ * All three transforms are pure: they copy only the objects they change (cells, outputs,
+ * bundles, metadata) and share everything else, so a 20 MB notebook is never deep-cloned.
  */
 type Json = Record<string, unknown>;
 
 const NON_TEXT_SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
 const isJsonMime = (mime: string) =>
   mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Python's `str.splitlines(True)`, restricted to \n, \r\n and \r as nbformat content uses. */
 export function splitLinesKeepEnds(text: string): string[] {
   return text.match(/[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$/g) ?? [];
 }
 
-function cellsOf(nb: Json): Json[] {
-  return Array.isArray(nb.cells) ? (nb.cells.filter((c) => typeof c === 'object' && c !== null) as Json[]) : [];
+const joinLines = (value: unknown) =>
+  Array.isArray(value) && value.every((line) => typeof line === 'string') ? value.join('') : value;
+
+function mapCells(nb: Json, fn: (cell: Json) => Json): Json {
+  if (!Array.isArray(nb.cells)) return nb;
+  return { ...nb, cells: nb.cells.map((cell) => (isObject(cell) ? fn(cell) : cell)) };
 }
 
-function outputsOf(cell: Json): Json[] {
-  return Array.isArray(cell.outputs) ? (cell.outputs.filter((o) => typeof o === 'object' && o !== null) as Json[]) : [];
+function mapBundle(bundle: unknown, fn: (key: string, value: unknown) => unknown): unknown {
+  if (!isObject(bundle)) return bundle;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(bundle)) out[key] = fn(key, value);
+  return out;
 }
 
-function eachBundle(cell: Json, fn: (bundle: Json) => void): void {
-  if (typeof cell.attachments === 'object' && cell.attachments !== null) {
-    for (const bundle of Object.values(cell.attachments as Json)) {
-      if (typeof bundle === 'object' && bundle !== null) fn(bundle as Json);
-    }
+/** Applies `bundleFn` to attachments and rich outputs and `textFn` to the other outputs' text. */
+function mapCellText(
+  cell: Json,
+  sourceFn: (v: unknown) => unknown,
+  bundleFn: (k: string, v: unknown) => unknown,
+  textFn: (o: Json) => unknown,
+): Json {
+  const out: Json = { ...cell };
+  if ('source' in out) out.source = sourceFn(out.source);
+  if (isObject(out.attachments)) {
+    const attachments: Json = {};
+    for (const [name, bundle] of Object.entries(out.attachments)) attachments[name] = mapBundle(bundle, bundleFn);
+    out.attachments = attachments;
   }
+  if (out.cell_type === 'code' && Array.isArray(out.outputs)) {
+    out.outputs = out.outputs.map((output) => {
+      if (!isObject(output)) return output;
+      if (output.output_type === 'execute_result' || output.output_type === 'display_data') {
+        return 'data' in output ? { ...output, data: mapBundle(output.data, bundleFn) } : output;
+      }
+      return 'text' in output ? { ...output, text: textFn(output) } : output;
+    });
+  }
+  return out;
 }
 
 export function rejoinLines(nb: Json): Json {
-  const join = (value: unknown) =>
-    Array.isArray(value) && value.every((line) => typeof line === 'string') ? value.join('') : value;
-  const rejoinBundle = (bundle: Json) => {
-    for (const [key, value] of Object.entries(bundle)) if (!isJsonMime(key)) bundle[key] = join(value);
-  };
-  for (const cell of cellsOf(nb)) {
-    if ('source' in cell) cell.source = join(cell.source);
-    eachBundle(cell, rejoinBundle);
-    if (cell.cell_type !== 'code') continue;
-    for (const output of outputsOf(cell)) {
-      if (output.output_type === 'execute_result' || output.output_type === 'display_data') {
-        if (typeof output.data === 'object' && output.data !== null) rejoinBundle(output.data as Json);
-      } else if ('text' in output) {
-        output.text = join(output.text);
-      }
-    }
-  }
-  return nb;
+  return mapCells(nb, (cell) =>
+    mapCellText(
+      cell,
+      joinLines,
+      (key, value) => (isJsonMime(key) ? value : joinLines(value)),
+      (output) => joinLines(output.text),
+    ),
+  );
 }
 
 export function splitLines(nb: Json): Json {
-  const splitBundle = (bundle: Json) => {
-    for (const [key, value] of Object.entries(bundle)) {
-      if (typeof value === 'string' && (key.startsWith('text/') || NON_TEXT_SPLIT_MIMES.has(key))) {
-        bundle[key] = splitLinesKeepEnds(value);
-      }
-    }
-  };
-  for (const cell of cellsOf(nb)) {
-    if (typeof cell.source === 'string') cell.source = splitLinesKeepEnds(cell.source);
-    eachBundle(cell, splitBundle);
-    if (cell.cell_type !== 'code') continue;
-    for (const output of outputsOf(cell)) {
-      if (output.output_type === 'execute_result' || output.output_type === 'display_data') {
-        if (typeof output.data === 'object' && output.data !== null) splitBundle(output.data as Json);
-      } else if (output.output_type === 'stream' && typeof output.text === 'string') {
-        output.text = splitLinesKeepEnds(output.text);
-      }
-    }
-  }
-  return nb;
+  const split = (value: unknown) => (typeof value === 'string' ? splitLinesKeepEnds(value) : value);
+  return mapCells(nb, (cell) =>
+    mapCellText(
+      cell,
+      split,
+      (key, value) => (key.startsWith('text/') || NON_TEXT_SPLIT_MIMES.has(key) ? split(value) : value),
+      (output) => (output.output_type === 'stream' ? split(output.text) : output.text),
+    ),
+  );
 }
 
 /** Values that must never be written to a file (nbformat's `strip_transient`). */
 export function stripTransient(nb: Json): Json {
-  if (typeof nb.metadata === 'object' && nb.metadata !== null) {
-    const metadata = nb.metadata as Json;
-    delete metadata.orig_nbformat;
-    delete metadata.orig_nbformat_minor;
-    delete metadata.signature;
+  let out = nb;
+  if (isObject(nb.metadata)) {
+    const { orig_nbformat: _a, orig_nbformat_minor: _b, signature: _c, ...metadata } = nb.metadata;
+    out = { ...nb, metadata };
   }
-  for (const cell of cellsOf(nb)) {
-    if (typeof cell.metadata === 'object' && cell.metadata !== null) delete (cell.metadata as Json).trusted;
-  }
-  return nb;
+  return mapCells(out, (cell) => {
+    if (!isObject(cell.metadata) || !('trusted' in cell.metadata)) return cell;
+    const { trusted: _t, ...metadata } = cell.metadata;
+    return { ...cell, metadata };
+  });
 }

@@ -32,24 +32,20 @@ export function toNotebookV4(value: unknown, what: string): ParsedNotebook {
         : 'expected an object with nbformat 4 (metadata, nbformat_minor, cells) or 3 (worksheets)';
     throw badRequest(`${what}: not a notebook (${detail})`, 'bad notebook');
   }
-  const copy = structuredClone(shape.output) as Json;
-  const notebook = rejoinLines(copy.nbformat === 3 ? upgradeV3ToV4(copy) : copy);
-  addMissingCellIds(notebook);
-  const problem = validateNotebookV4(stripForValidation(notebook));
+  // The shape check returned fresh top-level objects; the transforms below copy what they change.
+  const input = shape.output as Json;
+  const notebook = addMissingCellIds(rejoinLines(input.nbformat === 3 ? upgradeV3ToV4(input) : input));
+  const problem = validateNotebookV4(notebook);
   return { notebook, validationMessage: problem === null ? null : `Notebook validation failed: ${problem}` };
 }
 
 /** nbformat 4.5 requires cell ids; like nbformat's validator, fill in missing ones instead of failing. */
-function addMissingCellIds(nb: Json): void {
-  if (typeof nb.nbformat_minor !== 'number' || nb.nbformat_minor < 5 || !Array.isArray(nb.cells)) return;
+function addMissingCellIds(nb: Json): Json {
+  if (typeof nb.nbformat_minor !== 'number' || nb.nbformat_minor < 5 || !Array.isArray(nb.cells)) return nb;
   for (const cell of nb.cells as Json[]) {
-    if (cell.id === undefined) cell.id = randomCellId();
+    if (cell.id === undefined) cell.id = randomCellId(); // cells are rejoinLines' own copies
   }
-}
-
-/** Transient keys (orig_nbformat, trusted) are legal in memory but not in the schema's strict objects. */
-function stripForValidation(nb: Json): Json {
-  return stripTransient(structuredClone(nb));
+  return nb;
 }
 
 /** Reads notebook bytes from storage; unreadable JSON is a 400 naming the path, as in Jupyter. */
@@ -62,13 +58,14 @@ export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   }
   // As nbformat.reads: transient keys go before the upgrade, which then records orig_nbformat
   // (JupyterLab tells the user the notebook was converted from v3 when it sees it).
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) stripTransient(value as Json);
-  return toNotebookV4(value, `Unreadable Notebook: ${path}`);
+  const stripped =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? stripTransient(value as Json) : value;
+  return toNotebookV4(stripped, `Unreadable Notebook: ${path}`);
 }
 
 /** Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline. */
 export function serializeNotebook(nb: Json): Uint8Array {
-  const onDisk = splitLines(stripTransient(structuredClone(nb)));
+  const onDisk = splitLines(stripTransient(nb));
   return new TextEncoder().encode(`${JSON.stringify(sortKeys(onDisk), null, 1)}\n`);
 }
 
