@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as v from 'valibot';
 import { NbserveError } from '../errors.js';
 import { isProcessAlive, runProcess } from '../util/run-process.js';
@@ -66,7 +66,7 @@ export class IpclusterProvider implements ClusterProvider {
   }
 
   async start(profile: ClusterProfile, n: number | undefined): Promise<void> {
-    const args = ['start', `--profile-dir=${profile.dir}`, '--daemonize'];
+    const args = ['start', ...profileArgs(profile), '--daemonize'];
     if (n !== undefined) args.push(`--n=${n}`);
     // ipcluster returns once the controller is up and the engines are launched; its daemonized
     // children keep running (and may hold our pipes), so wait for exit, not for the pipes.
@@ -80,7 +80,7 @@ export class IpclusterProvider implements ClusterProvider {
   }
 
   async stop(profile: ClusterProfile): Promise<void> {
-    const result = await runProcess([...this.command, 'stop', `--profile-dir=${profile.dir}`], {
+    const result = await runProcess([...this.command, 'stop', ...profileArgs(profile)], {
       timeoutMs: this.timeoutMs,
       cwd: profile.dir,
       ...this.envOption(),
@@ -103,6 +103,15 @@ export class IpclusterProvider implements ClusterProvider {
     if (timedOut) throw new NbserveError('timeout', `ipcluster ${what} timed out for profile ${profile.name}`);
     throw new NbserveError('internal', `ipcluster ${what} failed for profile ${profile.name}`);
   }
+}
+
+/**
+ * `--profile` plus the directory holding `profile_<name>`: ipyparallel 7.1 passes only these on
+ * to the controller (with `--profile-dir` the controller writes its connection files into
+ * `profile_default`, where no client finds them).
+ */
+function profileArgs(profile: ClusterProfile): string[] {
+  return [`--profile=${profile.name}`, `--ipython-dir=${dirname(profile.dir)}`];
 }
 
 /** ipyparallel 7: `security/cluster-.json` with a live `controller` means running. */
