@@ -1,0 +1,79 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+describe("the dashboard's Clusters tab against the cluster API (headless Chromium)", () => {
+  let browser: Browser;
+  let s: LegacyServer;
+  let missing: LegacyServer;
+  let ipythonDir: string;
+
+  beforeAll(async () => {
+    ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-tab-ipython-')));
+    await fs.mkdir(nodePath.join(ipythonDir, 'profile_tab'));
+    s = await startLegacyServer({
+      ipclusterCommand: ['/usr/bin/python3', '-m', 'ipyparallel.cluster'],
+      profileSearchDirs: [ipythonDir],
+    });
+    missing = await startLegacyServer({
+      ipclusterCommand: ['/nonexistent/python3', '-m', 'ipyparallel.cluster'],
+      profileSearchDirs: [ipythonDir],
+    });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    const clusters = s.server.app.services.clusters;
+    await clusters.idle();
+    if ((await clusters.get('tab')).status === 'running') {
+      await clusters.stop('tab');
+      await clusters.idle();
+    }
+    await s.cleanup();
+    await missing.cleanup();
+    await fs.rm(ipythonDir, { recursive: true, force: true });
+  });
+
+  it('starts a cluster with the chosen engine count and stops it', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${s.origin}/tree?token=${TOKEN}`);
+    await page.waitForSelector('body[data-ready]');
+    await page.click('[data-tab=clusters]');
+    const row = page.locator('.clusters-view .row[data-profile="tab"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('stopped');
+    await row.locator('input.engines').fill('1');
+    await row.locator('button', { hasText: 'Start' }).click();
+    await row.locator('text=running (1 engines)').waitFor({ timeout: 60_000 });
+    expect(await (await s.fetch('/api/clusters/tab')).json()).toMatchObject({ status: 'running', n: 1 });
+    await row.locator('button', { hasText: 'Stop' }).click();
+    await row.locator('text=stopped').waitFor({ timeout: 30_000 });
+    await s.server.app.services.clusters.idle();
+    expect(await (await s.fetch('/api/clusters/tab')).json()).toMatchObject({ status: 'stopped' });
+    await page.close();
+  }, 120_000);
+
+  it('says how to install ipcluster when it is missing', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${missing.origin}/tree?token=${TOKEN}`);
+    await page.waitForSelector('body[data-ready]');
+    await page.click('[data-tab=clusters]');
+    const error = page.locator('.clusters-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain('apt-get install python3-ipyparallel');
+    await page.close();
+  });
+});
