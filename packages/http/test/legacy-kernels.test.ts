@@ -158,6 +158,36 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     modern.ws.close();
   });
 
+  it('2.x socket paths: input() round-trips through the stdin socket of the same client', async () => {
+    const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
+    const base = `ws://127.0.0.1:${s.server.port}/api/kernels/${kernel_id}`;
+    const headers = { Origin: origin };
+    const session = randomUUID();
+    const [shell, stdin, iopub] = await Promise.all(
+      ['shell', 'stdin', 'iopub'].map((c) => open(`${base}/${c}`, headers)),
+    );
+    for (const socket of [shell, stdin, iopub]) socket?.ws.send(`${session}:${loginCookie}`);
+    await new Promise((r) => setTimeout(r, 300));
+    const request = v4Execute('name = input("who? ")\nprint("hi", name)', session);
+    shell?.ws.send(JSON.stringify(request));
+    const prompt = await (stdin as NonNullable<typeof stdin>).waitFor((f) => f.header.msg_type === 'input_request');
+    expect(prompt.content).toEqual({ prompt: 'who? ' });
+    stdin?.ws.send(
+      JSON.stringify({
+        header: { msg_id: randomUUID(), username: 'old', session, msg_type: 'input_reply' },
+        parent_header: prompt.header,
+        metadata: {},
+        content: { value: 'ada' },
+      }),
+    );
+    const greeting = await (iopub as NonNullable<typeof iopub>).waitFor(
+      (f) => f.header.msg_type === 'stream' && f.parent_header.msg_id === request.header.msg_id,
+    );
+    expect(greeting.content).toEqual({ name: 'stdout', data: 'hi ada\n' });
+    for (const socket of [shell, stdin, iopub]) socket?.ws.close();
+    expect((await s.fetch(`/kernels/${kernel_id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('refuses sockets whose first frame is not credentials, or whose credentials are wrong, or from another origin', async () => {
     const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
     const url = `ws://127.0.0.1:${s.server.port}/kernels/${kernel_id}/shell`;
