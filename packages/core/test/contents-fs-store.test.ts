@@ -141,25 +141,26 @@ describe('listing a directory of 10,000 files', () => {
       { input: names.join('\n') },
     );
     const cm = new ContentsManager({ store: new FileSystemStore(big) });
-    const best = async (fn: () => Promise<unknown>) => {
-      let min = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now();
-        await fn();
-        min = Math.min(min, performance.now() - started);
-      }
-      return min;
-    };
     const model = await cm.get('');
     const children = model.content as ContentsModel[];
     expect(children).toHaveLength(10_000);
     expect(children[0]?.name).toBe('nb-00000.ipynb');
     expect(children[9999]?.type).toBe('notebook');
-    const ours = await best(() => cm.get(''));
-    // The naive way, one awaited stat per entry, is the yardstick on this machine at this moment.
-    const serial = await best(async () => {
+    // The naive way, one awaited stat per entry, is the yardstick on this machine at this moment;
+    // runs interleave and the best of each counts, so load from other processes hits both alike.
+    const naive = async () => {
       for (const name of await fs.readdir(big)) await fs.stat(nodePath.join(big, name));
-    });
+    };
+    let ours = Number.POSITIVE_INFINITY;
+    let serial = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 5; i++) {
+      let started = performance.now();
+      await cm.get('');
+      ours = Math.min(ours, performance.now() - started);
+      started = performance.now();
+      await naive();
+      serial = Math.min(serial, performance.now() - started);
+    }
     console.log(`listing 10,000 notebooks: best ${ours.toFixed(0)} ms; serial stats alone: ${serial.toFixed(0)} ms`);
     // jupyter_server needs about 1.2 s unloaded (users.md); this is ~0.1 s unloaded on 2 cores.
     expect(ours).toBeLessThan(serial);

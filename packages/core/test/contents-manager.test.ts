@@ -8,6 +8,7 @@ import {
   type ContentsStore,
   FileSystemStore,
   MemoryStore,
+  markCells,
   NbserveError,
 } from '../src/index.js';
 
@@ -21,6 +22,9 @@ async function fsStore(): Promise<ContentsStore> {
   tempRoots.push(dir);
   return new FileSystemStore(dir);
 }
+
+/** As served: notebooks this server saved from trusted cells come back with trusted code cells. */
+const served = (nb: Record<string, unknown>) => markCells(nb, true);
 
 const notebook = (source = 'print(1)') => ({
   cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, outputs: [], execution_count: null }],
@@ -155,11 +159,11 @@ describe.each([
     expect(Object.keys(JSON.parse(raw))).toEqual(['cells', 'metadata', 'nbformat', 'nbformat_minor']);
     const read = await cm.get('n.ipynb');
     expect(read).toMatchObject({ type: 'notebook', format: 'json', mimetype: null });
-    expect(read.content).toEqual(nb);
+    expect(read.content).toEqual(served(nb));
     // type=file on a notebook returns its raw text; type=notebook on any file parses it
     expect((await cm.get('n.ipynb', { type: 'file' })).content).toBe(raw);
     await cm.save('copy.json', { type: 'file', format: 'text', content: raw });
-    expect((await cm.get('copy.json', { type: 'notebook' })).content).toEqual(nb);
+    expect((await cm.get('copy.json', { type: 'notebook' })).content).toEqual(served(nb));
   });
 
   it('reports schema problems in `message` but rejects content that is no notebook at all', async () => {
@@ -396,7 +400,7 @@ describe.each([
     expect((await cm.rename('b.txt', 'b.txt')).path).toBe('b.txt');
     await cm.rename('dir', 'moved');
     expect(await cm.listCheckpoints('moved/c.ipynb')).toHaveLength(1);
-    expect((await cm.get('moved/c.ipynb')).content).toEqual(notebook());
+    expect((await cm.get('moved/c.ipynb')).content).toEqual(served(notebook()));
   });
 
   it('deletes files and empty directories; a non-empty directory is a 400', async () => {
@@ -421,13 +425,13 @@ describe.each([
     expect(auto?.last_modified).toMatch(ISO);
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v2') });
     await cm.restoreCheckpoint('n.ipynb', 'checkpoint');
-    expect((await cm.get('n.ipynb')).content).toEqual(notebook('v1'));
+    expect((await cm.get('n.ipynb')).content).toEqual(served(notebook('v1')));
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v3') });
     const created = await cm.createCheckpoint('n.ipynb');
     expect(created.id).toBe('checkpoint');
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v4') });
     await cm.restoreCheckpoint('n.ipynb', 'checkpoint');
-    expect((await cm.get('n.ipynb')).content).toEqual(notebook('v3'));
+    expect((await cm.get('n.ipynb')).content).toEqual(served(notebook('v3')));
     await expectError(
       cm.restoreCheckpoint('n.ipynb', 'other'),
       'not-found',
@@ -441,6 +445,47 @@ describe.each([
     await expectError(cm.createCheckpoint('d'), 'bad-request');
     // the checkpoint directory is hidden from listings and from the API
     expect(((await cm.get('')).content as ContentsModel[]).map((c) => c.name)).toEqual(['d', 'n.ipynb']);
+  });
+
+  it('signs notebooks saved from trusted cells and trusts others only on request', async () => {
+    const html = {
+      cells: [
+        {
+          cell_type: 'code',
+          id: 'h',
+          metadata: {},
+          source: 'display(HTML(...))',
+          execution_count: 1,
+          outputs: [{ output_type: 'display_data', metadata: {}, data: { 'text/html': '<script>x()</script>' } }],
+        },
+        { cell_type: 'markdown', id: 'm', metadata: {}, source: 'text' },
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    const trustedFlags = async (path: string) =>
+      ((await cm.get(path)).content as { cells: { cell_type: string; metadata: { trusted?: boolean } }[] }).cells.map(
+        (c) => c.metadata.trusted,
+      );
+    // rich output the client did not vouch for: untrusted (markdown cells carry no flag)
+    await cm.save('h.ipynb', { type: 'notebook', content: html });
+    expect(await trustedFlags('h.ipynb')).toEqual([false, undefined]);
+    // the user trusts it explicitly
+    await cm.trust('h.ipynb');
+    expect(await trustedFlags('h.ipynb')).toEqual([true, undefined]);
+    // the client re-ran the cell (metadata.trusted), so the save is signed; the flag is never stored
+    const rerun = markCells(html, true);
+    await cm.save('h2.ipynb', { type: 'notebook', content: rerun });
+    expect(await trustedFlags('h2.ipynb')).toEqual([true, undefined]);
+    expect(new TextDecoder().decode(await cm.store.read('h2.ipynb'))).not.toContain('trusted');
+    // edited behind the server's back: no longer trusted
+    const edited = new TextDecoder().decode(await cm.store.read('h2.ipynb')).replace('x()', 'y()');
+    await cm.store.write('h2.ipynb', new TextEncoder().encode(edited));
+    expect(await trustedFlags('h2.ipynb')).toEqual([false, undefined]);
+    await cm.save('plain.txt', { type: 'file', format: 'text', content: 'x' });
+    await expectError(cm.trust('plain.txt'), 'bad-request', /^Unreadable Notebook: plain.txt/);
+    await expectError(cm.trust('missing.ipynb'), 'not-found');
   });
 
   it('serializes concurrent saves of one path', async () => {

@@ -5,6 +5,7 @@ import {
   ConfigSections,
   ContentsManager,
   ExportManager,
+  FileSignatureStore,
   FileSystemStore,
   IpclusterProvider,
   KernelManager,
@@ -12,6 +13,8 @@ import {
   LegacyNotebookRegistry,
   LegacyNotebooks,
   LocalProvisioner,
+  loadOrCreateSecret,
+  NotebookNotary,
   PidRegistry,
   RstService,
   SessionManager,
@@ -96,6 +99,11 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     allowHidden: options.allowHidden,
+    // Trust survives restarts: the secret and the signatures live in the data dir, as in Jupyter.
+    notary: new NotebookNotary({
+      secret: () => loadOrCreateSecret(path.join(options.dataDir, 'notebook_secret')),
+      signatures: new FileSignatureStore(path.join(options.dataDir, 'nbsignatures.json')),
+    }),
   });
 }
 

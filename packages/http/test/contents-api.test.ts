@@ -1,5 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { markCells } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ContentsFixture,
@@ -232,7 +233,8 @@ describe.each(['in-process', 'socket'])('/api/contents over %s', (kind) => {
     await call('PUT', '/api/contents/cp.ipynb', { type: 'notebook', content: notebook('v3') });
     const restored = await call('POST', '/api/contents/cp.ipynb/checkpoints/checkpoint');
     expect(restored.status).toBe(204);
-    expect((await call('GET', '/api/contents/cp.ipynb')).body?.content).toEqual(notebook('v2'));
+    // saved from trusted cells, so served with trusted code cells
+    expect((await call('GET', '/api/contents/cp.ipynb')).body?.content).toEqual(markCells(notebook('v2'), true));
     const unknown = await call('POST', '/api/contents/cp.ipynb/checkpoints/other-id');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ message: 'Checkpoint does not exist: cp.ipynb@other-id', reason: null });
@@ -285,5 +287,55 @@ describe('/api/contents under a base URL, over a socket with fetch following red
     });
     expect(res.status).toBe(201);
     expect(await fs.readFile(nodePath.join(fx.root, 'via-redirect.txt'), 'utf8')).toBe('kept');
+  });
+});
+
+describe('notebook trust over HTTP, kept across restarts', () => {
+  it('POST …/trust answers 201 and the signature survives a new app on the same data dir', async () => {
+    const fx = await makeContentsFixture();
+    const html = {
+      cells: [
+        {
+          cell_type: 'code',
+          id: 'h',
+          metadata: {},
+          source: '',
+          execution_count: 1,
+          outputs: [{ output_type: 'display_data', metadata: {}, data: { 'text/html': '<b>x</b>' } }],
+        },
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    await fs.writeFile(nodePath.join(fx.root, 't.ipynb'), JSON.stringify(html));
+    const first = inProcess(fx.app);
+    const flag = async (t: Transport) => {
+      const body = (await (await t.request('GET', '/api/contents/t.ipynb')).json()) as {
+        content: { cells: { metadata: { trusted?: boolean } }[] };
+      };
+      return body.content.cells[0]?.metadata.trusted;
+    };
+    expect(await flag(first)).toBe(false);
+    const trusted = await first.request('POST', '/api/contents/t.ipynb/trust');
+    expect(trusted.status).toBe(201);
+    expect(await trusted.text()).toBe('');
+    expect(await flag(first)).toBe(true);
+    const missing = await first.request('POST', '/api/contents/nope.ipynb/trust');
+    expect(missing.status).toBe(404);
+    // a second app over the same data dir (a restart) still trusts the notebook
+    const { createApp } = await import('../src/app.js');
+    const again = createApp({
+      root: fx.root,
+      configDir: nodePath.join(fx.dir, 'config'),
+      dataDir: nodePath.join(fx.dir, 'data'),
+      token: (await import('./contents-fixture.js')).TOKEN,
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+    });
+    expect(await flag(inProcess(again))).toBe(true);
+    const secret = await fs.stat(nodePath.join(fx.dir, 'data', 'notebook_secret'));
+    expect(secret.mode & 0o777).toBe(0o600);
+    await again.close();
+    await fx.cleanup();
   });
 });

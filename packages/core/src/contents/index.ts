@@ -17,6 +17,13 @@ export { MemoryStore } from './memory-store.js';
 export { guessMimeType } from './mimetypes.js';
 export type { CheckpointModel, ContentFormat, ContentsModel, ContentType } from './model.js';
 export * from './nbformat/index.js';
+export { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
 export { normalizeApiPath } from './paths.js';
+export {
+  FileSignatureStore,
+  loadOrCreateSecret,
+  MemorySignatureStore,
+  type SignatureStore,
+} from './signature-stores.js';
 export type { ContentsStore, StoreEntry, StoreStat } from './store.js';
 export { isoTimestamp, parseTimestamp } from './timestamps.js';

@@ -15,6 +15,7 @@ import {
 } from './model.js';
 import { incrementName, stripCopySuffix } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
+import { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp, parseTimestamp } from './timestamps.js';
@@ -32,6 +33,8 @@ export interface ContentsManagerOptions {
   untitledDirectory?: string;
   /** Largest directory tree `copy` duplicates, in bytes. Default 500 MB, as jupyter_server. */
   maxCopyFolderBytes?: number;
+  /** Signs trusted notebooks; default an in-memory notary (trust lasts for the process). */
+  notary?: NotebookNotary;
 }
 
 export interface GetOptions {
@@ -95,6 +98,7 @@ export class ContentsManager {
   readonly #untitled: { notebook: string; file: string; directory: string };
   readonly #maxCopyBytes: number;
   readonly #locks = new KeyedLock();
+  readonly #notary: NotebookNotary;
 
   constructor(options: ContentsManagerOptions) {
     this.store = options.store;
@@ -110,6 +114,7 @@ export class ContentsManager {
       if (!isValidName(base)) throw badRequest(`Invalid untitled base name: ${JSON.stringify(base)}`);
     }
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
+    this.#notary = options.notary ?? new NotebookNotary();
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -180,14 +185,17 @@ export class ContentsManager {
       if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
       let bytes: Uint8Array;
       let message: string | null = null;
+      let trusted = false;
       if (type === 'notebook') {
         const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
         bytes = serializeNotebook(parsed.notebook);
         message = parsed.validationMessage;
+        trusted = allCellsTrusted(parsed.notebook);
       } else {
         bytes = encodeFileContent(path, input.content, input.format);
       }
       await this.store.write(path, bytes);
+      if (trusted) await this.#signQuietly(bytes);
       // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
       if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
         await this.checkpoints.create(path);
@@ -340,6 +348,21 @@ export class ContentsManager {
     await this.checkpoints.deleteAll(path);
   }
 
+  /** `POST …/trust`: signs the notebook as it is now, so its outputs are trusted when read. */
+  async trust(rawPath: string): Promise<void> {
+    const path = normalizeApiPath(rawPath);
+    const stat = await this.#visibleStat(path);
+    if (stat.kind !== 'file') throw badRequest(`${path} is a directory, not a notebook`, 'bad type');
+    const bytes = await this.store.read(path);
+    readNotebook(bytes, path); // only notebooks can be trusted
+    await this.#notary.sign(bytes);
+  }
+
+  /** Trust is a convenience: failing to record it (unwritable data dir) must not fail the save. */
+  async #signQuietly(bytes: Uint8Array): Promise<void> {
+    await this.#notary.sign(bytes).catch(() => undefined);
+  }
+
   // --- checkpoints --------------------------------------------------------------------------
 
   async createCheckpoint(rawPath: string): Promise<CheckpointModel> {
@@ -432,7 +455,8 @@ export class ContentsManager {
     model.size = bytes.byteLength;
     if (wantContent) {
       const parsed = readNotebook(bytes, path);
-      model.content = parsed.notebook;
+      const trusted = await this.#notary.isSigned(bytes).catch(() => false);
+      model.content = markCells(parsed.notebook, trusted);
       model.format = 'json';
       if (parsed.validationMessage !== null) model.message = parsed.validationMessage;
     }

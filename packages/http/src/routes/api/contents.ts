@@ -48,8 +48,8 @@ const PatchBody = v.object(
 );
 
 /**
- * All of `/api/contents` (reference §3): models, saves, untitled/copy, rename, delete and
- * checkpoints. The path is decoded here; core validates it and keeps it inside the root.
+ * All of `/api/contents` (reference §3): models, saves, untitled/copy, rename, delete,
+ * checkpoints and trust. The path is decoded here; core validates it and keeps it inside the root.
  */
 export function registerContentsRoutes(app: Hono<NbserveEnv>): void {
   app.on(['GET', 'PUT', 'POST', 'PATCH', 'DELETE'], [PREFIX, `${PREFIX}/*`], (c) => {
@@ -67,6 +67,9 @@ export function registerContentsRoutes(app: Hono<NbserveEnv>): void {
       (method === 'POST' || method === 'DELETE')
     ) {
       return checkpoint(c, segments.slice(0, -2).join('/'), last as string);
+    }
+    if (segments.length >= 2 && last === 'trust' && method === 'POST') {
+      return trust(c, segments.slice(0, -1).join('/'));
     }
     const path = segments.join('/');
     switch (method) {
@@ -152,6 +155,11 @@ async function checkpoint(c: Ctx, path: string, id: string): Promise<Response> {
   if (c.req.method === 'POST') await contents.restoreCheckpoint(path, id);
   else await contents.deleteCheckpoint(path, id);
   return c.body(null, 204);
+}
+
+async function trust(c: Ctx, path: string): Promise<Response> {
+  await c.get('services').contents.trust(path);
+  return c.body(null, 201);
 }
 
 function parseBody<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
