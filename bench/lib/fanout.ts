@@ -16,7 +16,7 @@ export async function executeFannedOut(
   clients: KernelClient[],
   code: string,
   countType: 'stream' | 'display_data',
-  timeoutMs = 300_000,
+  timeoutMs = 120_000,
 ): Promise<FanOutResult> {
   const sender = clients[0];
   if (!sender) throw new Error('no clients');

@@ -85,18 +85,24 @@ export class ZmqKernelClient implements KernelClient {
 }
 
 /**
- * Sends kernel_info_request every 500 ms until a reply arrives (a kernel that is still binding its
- * sockets drops the first ones), as jupyter_client does.
+ * Sends `msgType` (kernel_info_request) every 100 ms until a reply has arrived *and* some iopub
+ * message has been seen: a kernel still binding its sockets drops requests, and a SUB socket
+ * misses everything published before its subscription reaches the kernel (ZeroMQ's "slow
+ * joiner"), which would lose the first messages of the next cell.
  */
 export async function requestUntilReply(client: KernelClient, msgType: string, timeoutMs: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const ids = new Set<string>();
     const replyType = msgType.replace(/_request$/, '_reply');
+    let replied = false;
+    let iopubSeen = false;
     const off = client.onMessage((m) => {
-      if (m.header.msg_type === replyType && ids.has(String(m.parent_header.msg_id))) finish();
+      if (m.channel === 'iopub') iopubSeen = true;
+      if (m.header.msg_type === replyType && ids.has(String(m.parent_header.msg_id))) replied = true;
+      if (replied && iopubSeen) finish();
     });
     const resend = () => void client.send('shell', msgType, {}).then((m) => ids.add(m.header.msg_id), fail);
-    const interval = setInterval(resend, 500);
+    const interval = setInterval(resend, 100);
     const timer = setTimeout(() => fail(new Error(`no ${replyType} within ${timeoutMs} ms`)), timeoutMs);
     function finish() {
       clearInterval(interval);
