@@ -38,7 +38,6 @@ import { registerOutputFrameRoutes } from './routes/web/output-frame.js';
 import { registerPrintRoutes } from './routes/web/print.js';
 import { registerRootRoutes } from './routes/web/root.js';
 import { registerTreeRoutes } from './routes/web/tree.js';
-import { registerTrustRoutes } from './routes/web/trust.js';
 import { createServices, type Services } from './services.js';
 import { registerStaticRoutes } from './static.js';
 import { registerChannelsRoute } from './ws/channels-route.js';
@@ -85,7 +84,6 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerStatusRoutes(api);
   registerMeRoutes(api);
   registerConfigRoutes(api);
-  registerTrustRoutes(api);
   registerLegacyRenameTracking(api);
   registerContentsRoutes(api);
   registerNotebooksRedirect(api);

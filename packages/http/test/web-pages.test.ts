@@ -190,59 +190,6 @@ describe('web pages (in-process)', () => {
   });
 });
 
-describe('notebook trust (Jupyter signature model)', () => {
-  const pageConfig = async (url: string) => {
-    const html = await (await get(url)).text();
-    return JSON.parse(html.match(/id="nbserve-config">(.*?)<\/script>/s)?.[1] ?? '{}') as Record<string, unknown>;
-  };
-  const post = (url: string, body?: unknown) =>
-    app.request(url, {
-      method: 'POST',
-      headers: { ...AUTH, 'Content-Type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-
-  it('is untrusted until signed, trusted after POST /trust, untrusted again after an edit on disk', async () => {
-    const url = '/notebooks/sub%20dir/a%20b.ipynb';
-    expect((await pageConfig(url)).trustedHash).toBeUndefined();
-    const res = await post('/api/contents/sub%20dir/a%20b.ipynb/trust');
-    expect(res.status).toBe(201);
-    const hash = (await pageConfig(url)).trustedHash as string;
-    expect(hash).toMatch(/^[0-9a-f]{64}$/);
-    const model = (await (await get('/api/contents/sub%20dir/a%20b.ipynb?hash=1&content=0')).json()) as {
-      hash: string;
-    };
-    expect(hash).toBe(model.hash);
-    const file = path.join(root, 'sub dir', 'a b.ipynb');
-    const nb = JSON.parse(await fs.readFile(file, 'utf8'));
-    nb.cells[1].outputs[1].data['text/html'] = '<script>alert("swapped")</script>';
-    await fs.writeFile(file, JSON.stringify(nb));
-    expect((await pageConfig(url)).trustedHash).toBeUndefined();
-    const secret = await fs.stat(path.join(dir, 'data', 'notebook_secret'));
-    expect(secret.mode & 0o777).toBe(0o600);
-    const db = JSON.parse(await fs.readFile(path.join(dir, 'data', 'nbsignatures.json'), 'utf8'));
-    expect(Object.keys(db.signatures)).toHaveLength(1);
-  });
-
-  it('signs only the version the client saw, and rejects bad input with Jupyter errors', async () => {
-    const stale = await post('/api/contents/sub%20dir/a%20b.ipynb/trust', { hash: '0'.repeat(64) });
-    expect(stale.status).toBe(409);
-    const bad = await post('/api/contents/sub%20dir/a%20b.ipynb/trust', { hash: 'nope' });
-    expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ reason: null });
-    expect((await post('/api/contents/missing.ipynb/trust')).status).toBe(404);
-    const notJson = await app.request('/api/contents/sub%20dir/a%20b.ipynb/trust', {
-      method: 'POST',
-      headers: AUTH,
-      body: '{',
-    });
-    expect(notJson.status).toBe(400);
-    // Other POSTs under /api/contents still reach the contents API.
-    const created = await post('/api/contents/sub%20dir', { type: 'file', ext: '.txt' });
-    expect(created.status).toBe(201);
-  });
-});
-
 describe('web pages (listening server)', () => {
   it('serves the same pages over a real socket, under the token cookie', async () => {
     const res = await fetch(`${server.url}tree?token=${TOKEN}`, { redirect: 'manual' });

@@ -1,3 +1,4 @@
+import { badRequest } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { ensureXsrfCookie, setLoginCookie } from '../../auth/cookies.js';
@@ -43,7 +44,10 @@ export function registerLoginRoutes(app: Hono<NbserveEnv>): void {
 
   app.post('/login', async (c) => {
     const { auth, options } = c.get('services');
-    const form = parseWith(LoginForm, await c.req.parseBody(), 'login form');
+    const raw = await c.req.parseBody().catch(() => {
+      throw badRequest('The login form could not be read');
+    });
+    const form = parseWith(LoginForm, raw, 'login form');
     const next = safeNextPath(c.req.query('next') ?? form.next, c.get('baseUrl'));
     if (c.get('authVia') === 'disabled') return c.redirect(next, 302);
     if (await auth.checkCredential(form.password)) {

@@ -2,7 +2,6 @@ import type { Context, Hono, Next } from 'hono';
 import type { NbserveEnv } from '../../env.js';
 import { pagePath, pageUrl, sendPage } from './page-response.js';
 import { pageModel } from './tree.js';
-import { notaryOf } from './trust.js';
 
 async function notebookPage(c: Context<NbserveEnv>, next: Next) {
   const path = pagePath(c, '/notebooks');
@@ -11,10 +10,7 @@ async function notebookPage(c: Context<NbserveEnv>, next: Next) {
   if (!model) return next();
   if (model.type === 'directory') return c.redirect(pageUrl(c, 'tree', path), 302);
   if (model.type === 'file') return c.redirect(pageUrl(c, 'files', path), 302);
-  // Trust is decided here, on the server, for exactly the bytes the page then loads (by hash).
-  const full = await c.get('services').contents.get(path, { type: 'notebook', hash: true });
-  const trusted = await notaryOf(c.get('services')).isTrusted(full.content);
-  return sendPage(c, 'notebook', model.name, path, trusted && full.hash ? { trustedHash: full.hash } : {});
+  return sendPage(c, 'notebook', model.name, path);
 }
 
 /** `GET /notebooks/<path>`: the notebook page. */

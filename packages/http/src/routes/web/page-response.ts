@@ -35,13 +35,7 @@ export function pageUrl(c: Ctx, prefix: string, path: string): string {
 }
 
 /** Sends one of the web UI's HTML pages with the strict page CSP and the config data block. */
-export async function sendPage(
-  c: Ctx,
-  entry: Entry,
-  title: string,
-  path: string,
-  extra: Record<string, string> = {},
-): Promise<Response> {
+export async function sendPage(c: Ctx, entry: Entry, title: string, path: string): Promise<Response> {
   const assets = await getWebAssets();
   const baseUrl = c.get('baseUrl');
   const config: PageConfig = {
@@ -50,7 +44,6 @@ export async function sendPage(
     xsrfToken: ensureXsrfCookie(c),
     authEnabled: c.get('authVia') !== 'disabled',
     outputFrameUrl: `${baseUrl}output-frame`,
-    ...extra,
   };
   return c.html(renderPage({ entry, title, config, assets }), 200, {
     'Content-Security-Policy': PAGE_CSP,

@@ -7,7 +7,7 @@ import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { installCommandKeys, SHORTCUT_HELP } from './command-keys.js';
 import { CommandRegistry } from './commands.js';
 import { KernelConnection, type KernelStatus } from './kernel.js';
-import { normaliseNotebook } from './model.js';
+import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
 import { SaveConflict, Saver } from './saving.js';
 
@@ -47,9 +47,8 @@ export class NotebookApp {
     this.specs = specs;
     this.saver.remember(model);
     const nb = normaliseNotebook(model.content);
-    // The server checked the notebook's signature for the bytes with this hash.
-    const { trustedHash } = pageConfig();
-    this.setTrusted(typeof trustedHash === 'string' && trustedHash === model.hash);
+    // The server marks every code cell `metadata.trusted` from the notebook's signature.
+    this.setTrusted(notebookTrusted(nb));
     this.renderKernelMenu();
     await this.notebook.load(nb, this.notebook.trusted);
     this.updateName();
@@ -251,6 +250,7 @@ export class NotebookApp {
         typeSelect,
       ),
       h('main', { className: 'notebook-main', id: 'notebook' }, this.notebook.element),
+      this.notebook.pager,
     );
     this.notebook.element.tabIndex = -1;
     this.showKernelStatus('connecting');
@@ -329,13 +329,8 @@ export class NotebookApp {
       model = await this.saver.write(this.notebook.toJSON(), true);
     }
     if (checkpoint) await this.saver.createCheckpoint().catch(() => undefined);
-    // Like Jupyter: a notebook whose every output is trusted (loaded trusted or produced here)
-    // is signed on save, so its outputs render fully next time too.
-    if (this.notebook.fullyTrusted() && model.hash) {
-      await api(`${contentsRoute(this.path)}/trust`, { method: 'POST', body: { hash: model.hash } })
-        .then(() => this.setTrusted(true))
-        .catch(() => undefined);
-    }
+    // The server signed it if every cell was trusted (loaded trusted, or its outputs made here).
+    if (this.notebook.fullyTrusted()) this.setTrusted(true);
     this.notebook.setDirty(false);
     this.updateSaveState(model.last_modified, auto ? `Autosaved ${new Date().toLocaleTimeString()}` : undefined);
     if (!auto) toast(checkpoint ? 'Saved and checkpointed' : 'Saved');
@@ -344,7 +339,9 @@ export class NotebookApp {
   private async reload(): Promise<void> {
     const model = await getContents(this.path, { type: 'notebook', hash: '1' });
     this.saver.remember(model);
-    await this.notebook.load(normaliseNotebook(model.content), this.notebook.trusted);
+    const nb = normaliseNotebook(model.content);
+    this.setTrusted(notebookTrusted(nb));
+    await this.notebook.load(nb, this.notebook.trusted);
     this.updateSaveState(model.last_modified);
   }
 

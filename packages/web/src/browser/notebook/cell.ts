@@ -131,6 +131,8 @@ export class Cell {
       metadata: this.data.metadata,
       source: this.source,
     };
+    // Tell the server which code cells the user vouches for; it signs the notebook only if all are.
+    if (this.type === 'code') base.metadata = { ...this.data.metadata, trusted: this.outputArea?.trusted ?? false };
     if (this.type === 'code') {
       base.execution_count = this.data.execution_count ?? null;
       base.outputs = (this.outputArea?.outputs ?? []).map(serialiseOutput);

@@ -48,11 +48,13 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
       return;
     }
     const target = e.target as HTMLElement;
-    if (notebook.mode === 'edit' || target.closest('input,textarea,select,dialog,.cm-editor')) return;
+    if (target.closest('input,textarea,select,dialog,.cm-editor')) return;
     if (e.key === 'Escape') {
-      notebook.closePager();
+      // Also the way back to command mode when focus left the editor (a menu, the page).
+      if (!notebook.closePager()) notebook.enterCommand();
       return;
     }
+    if (notebook.mode === 'edit') return;
     const name = keyName(e);
     const double = DOUBLE[name];
     if (double) {

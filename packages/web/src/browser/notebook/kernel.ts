@@ -45,6 +45,7 @@ export class KernelConnection {
   private reconnectAttempts = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  private restarting = false;
   /** Status changes (idle/busy/…/disconnected). */
   onStatus: (status: KernelStatus) => void = () => {};
   /** IOPub messages nobody asked for (e.g. from another client of the same kernel). */
@@ -87,18 +88,33 @@ export class KernelConnection {
     if (this.kernelId) await api(`api/kernels/${this.kernelId}/interrupt`, { method: 'POST' });
   }
 
+  /**
+   * Restarts the kernel. Until the new kernel is up, status messages of the old one (its
+   * shutdown) are ignored and new requests wait in the outbox, so nothing is sent into the gap.
+   */
   async restart(): Promise<void> {
     if (!this.kernelId) return;
+    this.restarting = true;
     this.setStatus('restarting');
     this.pending.clear();
-    await api(`api/kernels/${this.kernelId}/restart`, { method: 'POST' });
+    try {
+      await api(`api/kernels/${this.kernelId}/restart`, { method: 'POST' });
+    } finally {
+      this.restarting = false;
+    }
     this.requestKernelInfo();
+    this.flushOutbox();
+  }
+
+  private flushOutbox(): void {
+    if (this.ws?.readyState !== WebSocket.OPEN) return;
+    for (const frame of this.outbox.splice(0)) this.ws.send(frame);
   }
 
   send(msg: KernelMessage, handlers: RequestHandlers = {}): string {
     this.pending.set(msg.header.msg_id, { ...handlers, replied: false, idle: false });
     const frame = JSON.stringify(msg);
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(frame);
+    if (this.ws?.readyState === WebSocket.OPEN && !this.restarting) this.ws.send(frame);
     else this.outbox.push(frame);
     return msg.header.msg_id;
   }
@@ -167,7 +183,7 @@ export class KernelConnection {
     if (this.status !== 'starting' && this.status !== 'restarting') this.setStatus('connecting');
     ws.onopen = () => {
       this.reconnectAttempts = 0;
-      for (const frame of this.outbox.splice(0)) ws.send(frame);
+      if (!this.restarting) this.flushOutbox();
       this.requestKernelInfo();
     };
     ws.onmessage = (event) => {
@@ -207,6 +223,7 @@ export class KernelConnection {
     const pending = parentId ? this.pending.get(parentId) : undefined;
     if (msg.channel === 'iopub' && msg.header.msg_type === 'status') {
       const state = msg.content.execution_state as KernelStatus;
+      if (this.restarting && !pending) return; // the old kernel shutting down
       // Status from our own requests and server-synthesized ones (restarting/dead) count;
       // the server's "nudge" requests also produce busy/idle pairs, which is harmless.
       if (state) this.setStatus(state === 'starting' ? 'starting' : state);

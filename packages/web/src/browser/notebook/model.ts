@@ -71,6 +71,19 @@ export function normaliseOutput(o: Output): Output {
   return out;
 }
 
+/**
+ * Whether the server vouched for the notebook: it marks each code cell `metadata.trusted` from the
+ * signature. A notebook without code cells that show rich output has nothing that could run.
+ */
+export function notebookTrusted(nb: NotebookData): boolean {
+  return nb.cells.every(
+    (c) =>
+      c.cell_type !== 'code' ||
+      c.metadata.trusted === true ||
+      !(c.outputs ?? []).some((o) => o.output_type === 'display_data' || o.output_type === 'execute_result'),
+  );
+}
+
 /** Splits text into nbformat's list-of-lines form (each line keeps its "\n"). */
 export function splitLines(text: string): string[] {
   if (text === '') return [];

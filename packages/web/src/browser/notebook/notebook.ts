@@ -29,12 +29,14 @@ export class Notebook {
   private readonly displays = new DisplayRegistry();
   private clipboard: CellData[] = [];
   private readonly deleted: { index: number; cells: CellData[] }[] = [];
-  private readonly pager = h('div', { className: 'pager', hidden: true, role: 'dialog', 'aria-label': 'Inspector' });
+  /** The documentation pager (Shift-Tab, `?`); the page places it in the body. */
+  readonly pager = h('div', { className: 'pager', hidden: true, role: 'dialog', 'aria-label': 'Inspector' });
   onDirty: (dirty: boolean) => void = () => {};
   onModeChange: (mode: Mode) => void = () => {};
   onExecutionChange: () => void = () => {};
 
   constructor(readonly kernel: KernelConnection) {
+    document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
     this.pager.append(
       h(
@@ -44,7 +46,6 @@ export class Notebook {
       ),
       h('pre', { className: 'pager-body' }),
     );
-    document.body.append(this.pager);
   }
 
   get language(): string {
@@ -80,8 +81,9 @@ export class Notebook {
   }
 
   /** nbformat's trust is per output; a cell we cannot vouch for keeps its outputs sanitized. */
-  private isTrustedCell(_cell: CellData, notebookTrusted: boolean): boolean {
-    return notebookTrusted;
+  /** A cell's outputs are trusted if the server marked the cell or the whole notebook is trusted. */
+  private isTrustedCell(cell: CellData, notebookTrusted: boolean): boolean {
+    return notebookTrusted || cell.metadata.trusted === true;
   }
 
   /** True when every output is trusted: the notebook was, or the user produced them here. */
@@ -232,7 +234,8 @@ export class Notebook {
     const last = this.deleted.pop();
     if (!last) return;
     const index = Math.min(last.index, this.cells.length);
-    for (const [i, data] of last.cells.entries()) this.insertCell(index + i, this.fromJSON(data));
+    for (const [i, data] of last.cells.entries())
+      this.insertCell(index + i, this.fromJSON(data), data.metadata.trusted === true);
     this.select(index);
   }
 
@@ -255,7 +258,9 @@ export class Notebook {
   paste(above: boolean): void {
     if (this.clipboard.length === 0) return;
     const at = above ? this.selected : this.selected + 1;
-    for (const [i, data] of this.clipboard.entries()) this.insertCell(at + i, this.fromJSON(data));
+    // A pasted cell keeps its trust: pasting must not launder untrusted outputs.
+    for (const [i, data] of this.clipboard.entries())
+      this.insertCell(at + i, this.fromJSON(data), data.metadata.trusted === true);
     this.select(at);
   }
 

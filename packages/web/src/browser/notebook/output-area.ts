@@ -122,10 +122,10 @@ export class OutputArea {
     );
     let body: HTMLElement;
     if (output.output_type === 'stream') {
-      body = h('pre', { className: `output-stream output-${output.name ?? 'stdout'}` });
+      body = h('pre', { className: `stream-text output-${output.name ?? 'stdout'}` });
       body.innerHTML = ansiHtml((output.text ?? '').replace(/\r$/, ''));
     } else if (output.output_type === 'error') {
-      body = h('pre', { className: 'output-error' });
+      body = h('pre', { className: 'error-text' });
       const tb = output.traceback?.length ? output.traceback.join('\n') : `${output.ename}: ${output.evalue}`;
       body.innerHTML = ansiHtml(tb);
     } else {

@@ -1,0 +1,334 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, login, SCREENSHOT_DIR, startHarness } from './harness.js';
+
+let h: Harness;
+let page: Page;
+let nbPath = 'Untitled.ipynb';
+
+const cells = () => page.locator('.notebook-cells > .cell');
+const lastCell = async () => cells().nth((await cells().count()) - 1);
+
+/** Types code into the last (empty) cell and runs it with Shift-Enter; waits for the prompt number. */
+async function run(code: string, wait = true): Promise<Locator> {
+  const cell = await lastCell();
+  await cell.locator('.input-area').click();
+  await page.keyboard.insertText(code);
+  await page.keyboard.press('Shift+Enter');
+  if (wait) {
+    await waitDone(cell).catch(async (e) => {
+      await page.screenshot({ path: '/tmp/webdev/fail.png', fullPage: true });
+      throw e;
+    });
+  }
+  return cell;
+}
+
+async function waitDone(cell: Locator, timeout = 30_000): Promise<void> {
+  await expect.poll(async () => (await cell.getAttribute('class'))?.includes('running'), { timeout }).toBe(false);
+  await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout }).toMatch(/^In \[\d+\]:$/);
+}
+
+async function commandMode(): Promise<void> {
+  await page.keyboard.press('Escape');
+  await expect.poll(() => page.evaluate(() => document.body.classList.contains('command-mode'))).toBe(true);
+}
+
+async function onDisk(): Promise<{
+  cells: { cell_type: string; source: string | string[]; outputs?: Record<string, unknown>[] }[];
+}> {
+  return JSON.parse(await fs.readFile(path.join(h.root, nbPath), 'utf8'));
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  // Record the page's WebSockets so a test can cut the kernel connection like a flaky network.
+  await h.context.addInitScript(() => {
+    const sockets: WebSocket[] = [];
+    (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        sockets.push(this);
+      }
+    };
+  });
+  page = await h.newPage();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('notebook page with a real python3 kernel', () => {
+  it('creates a python3 notebook from the dashboard and connects to its kernel', async () => {
+    await login(page, h.url);
+    await page.click('text=New ▾');
+    await page.locator('.menu-item:has(img.kernel-logo)', { hasText: 'Python 3' }).click();
+    await page.waitForURL(`${h.url}notebooks/Untitled.ipynb`);
+    await page.waitForSelector('body[data-ready]');
+    await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    expect(await page.locator('.kernel-name').textContent()).toContain('Python 3');
+    const nb = await onDisk();
+    expect(nb).toMatchObject({ metadata: { kernelspec: { name: 'python3' } } });
+  });
+
+  it('runs code: execute_result, stream, and a coloured error traceback', async () => {
+    const first = await run('print("hello stream")\n6 * 7');
+    expect(await first.locator('.input-prompt').textContent()).toBe('In [1]:');
+    expect(await first.locator('.output-stream').textContent()).toBe('hello stream\n');
+    expect(await first.locator('.output-execute_result').textContent()).toBe('Out[1]:42');
+    const err = await run('1 / 0');
+    expect(await err.locator('.output-error').textContent()).toContain('ZeroDivisionError');
+    expect(await err.locator('.output-error [class*=ansi-]').count()).toBeGreaterThan(0);
+  });
+
+  it('shows a PNG image and LaTeX math', async () => {
+    const png = await run(
+      [
+        'import io, numpy as np, matplotlib',
+        "matplotlib.use('agg')",
+        'import matplotlib.pyplot as plt',
+        'from IPython.display import Image, Math, display',
+        'x = np.linspace(0, 2 * np.pi, 200)',
+        'fig, ax = plt.subplots(figsize=(5, 2.4), dpi=80)',
+        "ax.plot(x, np.sin(x)); ax.set_title('sin(x)')",
+        "buf = io.BytesIO(); fig.savefig(buf, format='png')",
+        "display(Image(data=buf.getvalue()), Math(r'\\int_0^1 x^2\\,dx = \\frac{1}{3}'))",
+      ].join('\n'),
+    );
+    const img = png.locator('img.output-image');
+    expect(await img.getAttribute('src')).toMatch(/^data:image\/png;base64,iVBOR/);
+    expect(await img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(400);
+    expect(await png.locator('.output-latex .katex').count()).toBe(1);
+  });
+
+  it('handles \\r progress bars, clear_output(wait=True) and update_display_data', async () => {
+    const progress = await run(
+      "import time\nfor i in range(1, 6):\n    print(f'\\rprogress {i * 20}%', end='', flush=True)\n    time.sleep(0.05)\nprint()",
+    );
+    expect(await progress.locator('.output-stream').textContent()).toBe('progress 100%\n');
+    const cleared = await run(
+      "from IPython.display import clear_output, display\nfor i in range(3):\n    clear_output(wait=True)\n    print('step', i)",
+    );
+    expect(await cleared.locator('.output-area').textContent()).toBe('step 2\n');
+    const updated = await run("handle = display('first', display_id=True)\nhandle.update('second')");
+    expect(await updated.locator('.output-area').textContent()).toBe("'second'");
+  });
+
+  it('sanitizes HTML and runs output scripts only inside the sandboxed frame', async () => {
+    const cell = await run(
+      'from IPython.display import HTML\nHTML(\'<b class="bold">bold</b><script>parent.document.title = "pwned"; window.top.__pwned = 1</script>\')',
+    );
+    await cell.locator('iframe.output-frame').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.title()).not.toBe('pwned');
+    expect(await cell.locator('iframe.output-frame').getAttribute('sandbox')).toBe('allow-scripts allow-popups');
+    await expect
+      .poll(async () =>
+        page
+          .frames()
+          .find((f) => f.url().endsWith('/output-frame'))
+          ?.locator('b.bold')
+          .textContent(),
+      )
+      .toBe('bold');
+    // The output's attempt to reach into the page was blocked by the browser: remove that expected error.
+    await expect
+      .poll(() => h.pageErrors.filter((e) => e.includes('Blocked a frame with origin "null"')).length)
+      .toBe(1);
+    h.pageErrors.splice(0, h.pageErrors.length, ...h.pageErrors.filter((e) => !e.includes('origin "null"')));
+  });
+
+  it('answers input() and getpass prompts', async () => {
+    const cell = await run(
+      "name = input('Name? ')\nimport getpass\npw = getpass.getpass('Password: ')\nprint('hi', name, len(pw))",
+      false,
+    );
+    const box = cell.locator('.stdin-input');
+    await box.waitFor();
+    expect(await box.getAttribute('type')).toBe('text');
+    await box.fill('Ada');
+    await box.press('Enter');
+    await expect.poll(() => cell.locator('.stdin-input').getAttribute('type')).toBe('password');
+    await cell.locator('.stdin-input').fill('secret');
+    await cell.locator('.stdin-input').press('Enter');
+    await waitDone(cell);
+    const text = await cell.locator('.output-area').textContent();
+    expect(text).toContain('Name? Ada');
+    expect(text).toContain('hi Ada 6');
+    expect(text).not.toContain('secret');
+  });
+
+  it('completes with Tab and shows documentation with Shift-Tab', async () => {
+    const cell = await lastCell();
+    await cell.locator('.input-area').click();
+    await page.keyboard.insertText('import os\nos.listdi');
+    await page.keyboard.press('Tab');
+    await page.locator('.cm-tooltip-autocomplete li[aria-selected]', { hasText: /^listdir$/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => cell.locator('.cm-content').textContent()).toBe('import osos.listdir');
+    await page.keyboard.press('Control+a');
+    await page.keyboard.insertText('len(');
+    await page.keyboard.press('Shift+Tab');
+    await page.locator('.pager:not([hidden]) .pager-body').waitFor();
+    expect(await page.locator('.pager-body').textContent()).toMatch(/Return the number of items/);
+    await page.keyboard.press('Escape');
+    await page.locator('.pager[hidden]').waitFor({ state: 'attached' });
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+  });
+
+  it('adds a markdown cell with math and renders it', async () => {
+    await commandMode();
+    await page.keyboard.press('m');
+    await page.keyboard.press('Enter');
+    await page.keyboard.insertText('# Results\n\nEnergy: $E = mc^2$ and **bold**');
+    await page.keyboard.press('Shift+Enter');
+    const md = page.locator('.markdown-cell.rendered').last();
+    expect(await md.locator('h1').textContent()).toBe('Results');
+    expect(await md.locator('.katex').count()).toBe(1);
+    expect(await md.locator('strong').textContent()).toBe('bold');
+  });
+
+  it('interrupts a running loop with I I', async () => {
+    const cell = await run('import time\nwhile True:\n    time.sleep(0.1)', false);
+    await expect.poll(() => cell.locator('.input-prompt').textContent()).toBe('In [*]:');
+    await commandMode();
+    await page.keyboard.press('i');
+    await page.keyboard.press('i');
+    await waitDone(cell);
+    expect(await cell.locator('.output-error').textContent()).toContain('KeyboardInterrupt');
+  });
+
+  it('saves with Ctrl-S; everything is on disk and survives a reload', async () => {
+    await page.keyboard.press('Control+s');
+    await page.locator('.save-state[data-state=saved]').waitFor();
+    const nb = await onDisk();
+    const types = nb.cells.flatMap((c) =>
+      (c.outputs ?? []).flatMap((o) => Object.keys((o.data as object) ?? { [String(o.output_type)]: 1 })),
+    );
+    expect(types).toEqual(expect.arrayContaining(['image/png', 'text/latex', 'stream', 'error', 'text/plain']));
+    expect(nb.cells.some((c) => c.cell_type === 'markdown')).toBe(true);
+    const checkpoints = await page.request.get(`${h.url}api/contents/${nbPath}/checkpoints`);
+    expect(((await checkpoints.json()) as unknown[]).length).toBe(1);
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready]');
+    expect(await page.locator('.output-stream').first().textContent()).toBe('hello stream\n');
+    expect(await page.locator('img.output-image').count()).toBe(1);
+    expect(await page.locator('.markdown-cell.rendered h1').textContent()).toBe('Results');
+    expect(await page.locator('.output-latex .katex').count()).toBe(1);
+    expect(await page.locator('.save-state').textContent()).toMatch(/Last saved/);
+    await page.waitForSelector('.kernel-status[data-status=idle]');
+  });
+
+  it('saves a screenshot of a notebook with rich outputs', async () => {
+    await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
+    await page.setViewportSize({ width: 1280, height: 1500 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'notebook.png') });
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('keeps outputs flowing into the right cell after the WebSocket drops', async () => {
+    const cell = await run("import time\ntime.sleep(1.5)\nprint('after reconnect')", false);
+    await expect.poll(() => cell.locator('.input-prompt').textContent()).toBe('In [*]:');
+    await page.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets.at(-1)?.close());
+    await page.waitForSelector('.kernel-status[data-status=disconnected]', { timeout: 5000 }).catch(() => undefined);
+    await waitDone(cell);
+    expect(await cell.locator('.output-stream').textContent()).toBe('after reconnect\n');
+    expect(
+      await page.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets.length),
+    ).toBeGreaterThan(1);
+  });
+
+  it('restarts the kernel (0 0): variables are gone, counting starts again', async () => {
+    await run('x_before_restart = 1');
+    await commandMode();
+    await page.keyboard.press('0');
+    await page.keyboard.press('0');
+    await page.click('dialog.modal button:has-text("Restart")');
+    await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    const cell = await run("'x_before_restart' in dir()");
+    expect(await cell.locator('.input-prompt').textContent()).toBe('In [1]:');
+    expect(await cell.locator('.output-execute_result').textContent()).toBe('Out[1]:False');
+  });
+
+  it('shows a conflict dialog when the file changed on disk, and can overwrite', async () => {
+    const file = path.join(h.root, nbPath);
+    const external = await onDisk();
+    external.cells.push({ cell_type: 'raw', source: 'edited elsewhere' } as never);
+    await fs.writeFile(file, JSON.stringify({ ...external, metadata: {}, nbformat: 4, nbformat_minor: 5 }));
+    await page.keyboard.press('Control+s');
+    await page.locator('dialog.modal', { hasText: 'changed on disk' }).waitFor();
+    await page.click('dialog.modal button:has-text("Overwrite")');
+    await page.locator('.save-state[data-state=saved]').waitFor();
+    const nb = await onDisk();
+    expect(nb.cells.some((c) => c.source === 'edited elsewhere')).toBe(false);
+  });
+
+  it('renames the notebook by clicking its name', async () => {
+    await page.click('.notebook-name');
+    const input = page.locator('dialog.modal input.modal-input');
+    await input.fill('Analysis');
+    await page.click('dialog.modal button.btn-primary');
+    await page.waitForURL(`${h.url}notebooks/Analysis.ipynb`);
+    nbPath = 'Analysis.ipynb';
+    await expect(fs.stat(path.join(h.root, 'Analysis.ipynb'))).resolves.toBeTruthy();
+    await expect(fs.stat(path.join(h.root, 'Untitled.ipynb'))).rejects.toThrow();
+    expect(await page.locator('.notebook-name').textContent()).toBe('Analysis');
+  });
+
+  it('downloads as ipynb and as a Python script', async () => {
+    const openFile = async (command: string) => {
+      await page.click('[data-menu=file]');
+      const download = page.waitForEvent('download');
+      await page.click(`.menu-item[data-command=${command}]`);
+      const file = await download;
+      return { name: file.suggestedFilename(), text: await fs.readFile((await file.path()) as string, 'utf8') };
+    };
+    const ipynb = await openFile('download-ipynb');
+    expect(ipynb.name).toBe('Analysis.ipynb');
+    expect(JSON.parse(ipynb.text).cells.length).toBeGreaterThan(5);
+    const script = await openFile('download-script');
+    expect(script.name).toBe('Analysis.py');
+    expect(script.text).toContain('print("hello stream")');
+  });
+
+  it('warns before leaving with unsaved changes', async () => {
+    await commandMode();
+    await page.keyboard.press('b');
+    await page.locator('.save-state[data-state=dirty]').waitFor();
+    const dialogs = h.dialogs.length;
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => h.dialogs.slice(dialogs)).toEqual(['beforeunload: ']);
+    page = await h.newPage();
+  });
+
+  it('renders the print view statically', async () => {
+    await page.goto(`${h.url}print/Analysis.ipynb`);
+    expect(await page.locator('.print-cell').count()).toBeGreaterThan(5);
+    expect(await page.locator('.print-notebook img.output-image').count()).toBe(1);
+    expect(await page.locator('.print-notebook .katex').count()).toBeGreaterThan(1);
+    expect(await page.locator('.print-notebook script').count()).toBe(0);
+  });
+
+  it('lists the running notebook on the dashboard and shuts it down', async () => {
+    await page.goto(`${h.url}tree`);
+    await page.waitForSelector('body[data-ready]');
+    await page.locator('.row[data-name="Analysis.ipynb"] .badge-running').waitFor();
+    await page.click('[data-tab=running]');
+    const session = page.locator('.running-view .row[data-session]', { hasText: 'Analysis.ipynb' });
+    await session.waitFor();
+    await session.locator('button:has-text("Shutdown")').click();
+    await session.waitFor({ state: 'detached' });
+    const sessions = (await (await page.request.get(`${h.url}api/sessions`)).json()) as unknown[];
+    expect(sessions).toEqual([]);
+    // The only page errors are the sandboxed output's blocked attempts to reach the page.
+    expect(h.pageErrors.filter((e) => !e.includes('Blocked a frame with origin "null"'))).toEqual([]);
+  });
+});
