@@ -74,11 +74,44 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
       const nb = (await got.json()) as ReturnType<typeof V3>;
       expect(nb.nbformat).toBe(3);
       expect(nb.metadata.name).toBe('FromOld');
-      expect(nb.worksheets[0]?.cells[0]).toEqual(V3('x').worksheets[0]?.cells[0]);
+      expect(nb.worksheets[0]?.cells[0]).toMatchObject(V3('x').worksheets[0]?.cells[0] ?? {});
     }
     const py = await s.fetch(`/notebooks/${id}?format=py`);
     expect(py.headers.get('content-disposition')).toBe('attachment; filename="FromOld.py"');
     expect(await py.text()).toContain('# In[1]:\n\n\n1+1');
+  });
+
+  it("POST ?format=py reads IPython's .py notebook format", async () => {
+    const py = [
+      '# -*- coding: utf-8 -*-',
+      '# <nbformat>3.0</nbformat>',
+      '',
+      '# <headingcell level=2>',
+      '',
+      '# Script',
+      '',
+      '# <markdowncell>',
+      '',
+      '# Some *notes*',
+      '',
+      '# <codecell>',
+      '',
+      'x = 1',
+      'print(x)',
+      '',
+    ].join('\n');
+    const res = await s.fetch('/notebooks?format=py&name=Script', { method: 'POST', body: py });
+    expect(res.status).toBe(200);
+    const id = (await res.json()) as string;
+    const nb = (await (await s.fetch(`/notebooks/${id}`)).json()) as {
+      worksheets: { cells: Record<string, unknown>[] }[];
+    };
+    expect(nb.worksheets[0]?.cells.map((c) => [c.cell_type, c.source ?? c.input])).toEqual([
+      ['heading', 'Script'],
+      ['markdown', 'Some *notes*'],
+      ['code', 'x = 1\nprint(x)'],
+    ]);
+    expect((await s.fetch(`/notebooks/${id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
   it('PUT saves (204) and renames through metadata.name or ?name=, keeping the id; the current API sees it', async () => {
@@ -254,7 +287,7 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
       ['POST', '/notebooks?name=.hidden', JSON.stringify(V3('x')), 400, /Invalid notebook name/],
       ['POST', '/notebooks?name=Modern', JSON.stringify(V3('x')), 409, /already exists/],
       ['POST', '/notebooks?format=xml', JSON.stringify(V3('x')), 400, /Invalid notebook format/],
-      ['POST', '/notebooks?format=py', 'print(1)', 400, /Invalid notebook format: py/],
+      ['POST', '/notebooks?format=py', 'print(1)', 400, /Missing notebook name/],
     ];
     const [entry] = (await list()).filter((e) => e.name === 'Modern');
     cases.push(['PUT', `/notebooks/${entry?.notebook_id}`, '{"nbformat": 3}', 400, /not a notebook/]);

@@ -13,3 +13,4 @@ export {
   encodeLegacyFrame,
   LEGACY_MAX_FRAME_BYTES,
 } from './protocol-v4.js';
+export { notebookFromPy } from './py-notebook.js';

@@ -1,4 +1,4 @@
-import { badRequest, LEGACY_ID_PATTERN } from '@nbserve/core';
+import { badRequest, LEGACY_ID_PATTERN, notebookFromPy } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
@@ -125,7 +125,7 @@ function readQuery(c: Ctx): v.InferOutput<typeof Query> {
 async function readNotebookBody(c: Ctx, format: string | undefined): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') return undefined;
-  if (format === 'py') throw badRequest('Invalid notebook format: py (upload notebooks as json)', 'bad format');
+  if (format === 'py') return notebookFromPy(text);
   try {
     return JSON.parse(text) as unknown;
   } catch {
