@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LoginThrottle } from '../src/auth/login-throttle.js';
 import { hashPassword, storePasswordHash, verifyPassword } from '../src/auth/password.js';
 import { type Fixture, makeFixture, setCookies, TOKEN } from './auth-fixture.js';
 
@@ -172,5 +173,88 @@ describe('login with auth disabled', () => {
     const res = await f.app.request(url('/logout'));
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Cannot log out');
+  });
+});
+
+describe('login form bad input', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture();
+  });
+  afterAll(() => f.cleanup());
+
+  const xsrfHeaders = { cookie: '_xsrf=abcabcabcabc', 'x-xsrftoken': 'abcabcabcabc' };
+
+  it('a broken multipart body is a 400, not a 500, and logs nobody in', async () => {
+    const res = await f.app.request(url('/login'), {
+      method: 'POST',
+      headers: { ...xsrfHeaders, 'content-type': 'multipart/form-data; boundary=x' },
+      body: 'garbage',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ message: 'The login form could not be read', reason: null });
+    expect(loginCookieOf(res)).toBe('');
+  });
+
+  it('an oversized password field is refused without hashing it', async () => {
+    const res = await f.app.request(url('/login'), {
+      method: 'POST',
+      headers: { ...xsrfHeaders, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `password=${'x'.repeat(5000)}`,
+    });
+    expect(res.status).toBe(400);
+    expect(loginCookieOf(res)).toBe('');
+  });
+
+  it('a multipart form with the token logs in', async () => {
+    const form = new FormData();
+    form.set('password', TOKEN);
+    const res = await f.app.request(url('/login'), { method: 'POST', headers: xsrfHeaders, body: form });
+    expect(res.status).toBe(302);
+    expect(loginCookieOf(res)).toMatch(/^username-localhost=/);
+  });
+});
+
+describe('login throttling', () => {
+  it('serializes checks and doubles the wait after each failure, up to 4 s; success resets', async () => {
+    const waits: number[] = [];
+    let now = 1_000_000;
+    const throttle = new LoginThrottle(
+      () => now,
+      async (ms) => {
+        waits.push(ms);
+      },
+    );
+    let running = 0;
+    let maxRunning = 0;
+    const check = (ok: boolean) => async () => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      await new Promise((r) => setTimeout(r, 1));
+      running--;
+      return ok;
+    };
+    const results = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => throttle.attempt(check(false))));
+    expect(results.every((r) => r === false)).toBe(true);
+    expect(maxRunning).toBe(1);
+    expect(waits).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000]);
+    expect(await throttle.attempt(check(true))).toBe(true);
+    expect(throttle.nextDelayMs()).toBe(250);
+    await throttle.attempt(check(false));
+    now += 16 * 60_000;
+    expect(throttle.nextDelayMs()).toBe(250);
+  });
+
+  it('the login route goes through the throttle', async () => {
+    const f = await makeFixture();
+    try {
+      const before = f.app.services.auth.loginThrottle.nextDelayMs();
+      expect((await submitLogin(f, 'wrong-1')).status).toBe(200);
+      expect(f.app.services.auth.loginThrottle.nextDelayMs()).toBe(before * 2);
+      expect((await submitLogin(f, TOKEN)).status).toBe(302);
+      expect(f.app.services.auth.loginThrottle.nextDelayMs()).toBe(before);
+    } finally {
+      await f.cleanup();
+    }
   });
 });

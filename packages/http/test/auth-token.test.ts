@@ -74,11 +74,23 @@ describe('token authentication', () => {
     expect(setCookies(res).size).toBe(0);
   });
 
-  it('?token= on a page sets the cookie and redirects to the same URL without the token', async () => {
-    const res = await f.app.request(url(`/tree/a?token=${TOKEN}&x=1`));
+  it('?token= on a page sets the cookie and redirects a browser to the same URL without the token', async () => {
+    const res = await f.app.request(url(`/tree/a?token=${TOKEN}&x=1`), {
+      headers: { 'sec-fetch-mode': 'navigate', accept: 'text/html' },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/tree/a?x=1');
     expect([...setCookies(res).keys()]).toEqual(expect.arrayContaining(['username-localhost', '_xsrf']));
+  });
+
+  it('?token= from a script or curl is not redirected (downloads with ?token= keep working)', async () => {
+    const curl = await f.app.request(url(`/files/x.csv?token=${TOKEN}`), { headers: { accept: '*/*' } });
+    expect(curl.status).not.toBe(302);
+    expect(curl.status).not.toBe(403);
+    const fetchMode = await f.app.request(url(`/tree?token=${TOKEN}`), { headers: { 'sec-fetch-mode': 'cors' } });
+    expect(fetchMode.status).not.toBe(302);
+    const html = await f.app.request(url(`/tree?token=${TOKEN}`), { headers: { accept: 'text/html,*/*' } });
+    expect(html.status).toBe(302);
   });
 
   it('the login cookie authenticates later requests, and only on the same Host', async () => {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { LoginThrottle } from './login-throttle.js';
 import { PasswordSource, verifyPassword } from './password.js';
 import { loadOrCreateSecret } from './secret-file.js';
 import { type Session, signSession, verifySession } from './session-cookie.js';
@@ -19,6 +20,8 @@ export interface AuthenticatorOptions {
   dataDir: string;
   configDir: string;
   now?: () => number;
+  /** How failed logins wait (tests pass a recorder instead of sleeping). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Credentials of one server: the token, the password from the config dir, and signed login cookies. */
@@ -30,12 +33,15 @@ export class Authenticator {
   private secret: Promise<Buffer> | null = null;
   /** Logged-out session ids until their cookies would have expired anyway. */
   private readonly revoked = new Map<string, number>();
+  /** Serializes and slows login-form checks (not API tokens, which are 192 random bits). */
+  readonly loginThrottle: LoginThrottle;
 
   constructor(options: AuthenticatorOptions) {
     this.token = options.token;
     this.dataDir = options.dataDir;
     this.password = new PasswordSource(options.configDir);
     this.now = options.now ?? Date.now;
+    this.loginThrottle = new LoginThrottle(this.now, options.sleep);
   }
 
   async passwordHash(): Promise<string> {
@@ -75,8 +81,12 @@ export class Authenticator {
     return { via: 'none', viaQueryToken: false };
   }
 
-  /** A login form's secret: the token, or the password when one is set. */
-  async checkCredential(value: string): Promise<boolean> {
+  /** A login form's secret: the token, or the password when one is set. Throttled on failure. */
+  checkCredential(value: string): Promise<boolean> {
+    return this.loginThrottle.attempt(() => this.matchesCredential(value));
+  }
+
+  private async matchesCredential(value: string): Promise<boolean> {
     if (value === '') return false;
     if (this.token !== '' && secretsEqual(value, this.token)) return true;
     const hash = await this.password.current();

@@ -13,6 +13,13 @@ function isWebSocketUpgrade(c: Ctx): boolean {
   return c.req.header('upgrade')?.toLowerCase() === 'websocket';
 }
 
+/** A browser loading a page (not a script, not curl): the only case where a redirect is harmless. */
+function isBrowserNavigation(c: Ctx): boolean {
+  const mode = c.req.header('sec-fetch-mode');
+  if (mode) return mode === 'navigate';
+  return (c.req.header('accept') ?? '').includes('text/html');
+}
+
 /** Path and query as the client sent them, with `token` removed (it must not end up in `next=`). */
 function pathWithoutToken(c: Ctx): string {
   const url = new URL(c.req.url);
@@ -92,8 +99,9 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
 
     if (result.viaQueryToken) {
       await setLoginCookie(c);
-      // A page URL carrying the token would stay in history and bookmarks: drop it once the cookie is set.
-      if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {
+      // A page URL carrying the token would stay in history and bookmarks: drop it once the cookie
+      // is set. Only for browser navigations: `curl .../files/x?token=` must get the file itself.
+      if (!api && !websocket && (method === 'GET' || method === 'HEAD') && isBrowserNavigation(c)) {
         ensureXsrfCookie(c);
         return c.redirect(pathWithoutToken(c), 302);
       }
