@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { staleBuildProblem } from './freshness.js';
 import { freePort } from './ports.js';
 import { killProcessesMentioning, type Spawned, spawnGroup, stopGroup } from './processes.js';
 import { REPO_ROOT, tempDir } from './workspace.js';
@@ -43,18 +44,7 @@ export const COMPILED_CLI = join(REPO_ROOT, 'packages/cli/dist/main.js');
 
 /** Why the compiled CLI cannot be measured (missing, or older than a source file), or undefined when it can. */
 export function compiledCliProblem(): string | undefined {
-  if (!existsSync(COMPILED_CLI)) return 'packages/cli/dist/main.js does not exist (pnpm build)';
-  const built = statSync(COMPILED_CLI).mtimeMs;
-  for (const pkg of ['core', 'http', 'cli']) {
-    const src = join(REPO_ROOT, 'packages', pkg, 'src');
-    if (!existsSync(src)) continue;
-    for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
-      if (file.endsWith('.ts') && statSync(join(src, file)).mtimeMs > built) {
-        return `packages/cli/dist is older than packages/${pkg}/src/${file} (pnpm build)`;
-      }
-    }
-  }
-  return undefined;
+  return staleBuildProblem(COMPILED_CLI, ['core', 'http', 'web', 'cli']);
 }
 
 export async function startServer(kind: ServerKind, options: StartOptions): Promise<ServerHandle> {

@@ -1,52 +1,39 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchContext } from '../lib/context.js';
-import { ApiClient } from '../lib/http-client.js';
+import { pathToFileURL } from 'node:url';
+import { staleBuildProblem } from '../lib/freshness.js';
 import { executeToIdle } from '../lib/kernel-client.js';
 import { kernelspecArgv, launchDirect } from '../lib/kernels.js';
 import type { Subject } from '../lib/report.js';
 import type { Scenario } from '../lib/scenario.js';
 import { median, percentile } from '../lib/stats.js';
-import { REPO_ROOT, tempDir } from '../lib/workspace.js';
+import { REPO_ROOT } from '../lib/workspace.js';
+
+const KERNELSPECS_MODULE = join(REPO_ROOT, 'packages/kernel-js/src/kernelspecs.ts');
+const COMPILED_KERNEL = join(REPO_ROOT, 'packages/kernel-js/dist/main.js');
+
+interface KernelJsSpecs {
+  builtinKernelSpecs(options: { mode: 'source' | 'dist' }): Array<{ name: string; spec: { argv: string[] } }>;
+}
 
 /**
- * The built-in kernel's command line, found the way a user would: `nbserve kernelspec install
- * --prefix`, else the `javascript` spec a running nbserve reports on /api/kernelspecs.
+ * The built-in kernel's command line exactly as nbserve offers it: from the kernel-js package's
+ * own kernelspec definitions, in `source` mode (tsx, what `pnpm nbserve` runs) and in `dist`
+ * mode (compiled JS, what an installed nbserve runs) when dist/ is current.
  */
-async function javascriptArgv(ctx: BenchContext): Promise<string[] | string> {
-  const prefix = tempDir('kernelspec-');
-  const install = spawnSync(
-    process.execPath,
-    [
-      '--conditions=@nbserve/source',
-      '--import',
-      'tsx',
-      join(REPO_ROOT, 'packages/cli/src/main.ts'),
-      'kernelspec',
-      'install',
-      '--prefix',
-      prefix,
-    ],
-    { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 },
-  );
-  const file = join(prefix, 'share/jupyter/kernels/javascript/kernel.json');
-  if (install.status === 0 && existsSync(file))
-    return (JSON.parse(readFileSync(file, 'utf8')) as { argv: string[] }).argv;
-  const fromServer = await ctx.withServer('nbserve', async (server) => {
-    const api = new ApiClient(server.origin, server.token);
-    try {
-      const res = await api.request('GET', '/api/kernelspecs/javascript');
-      if (res.status !== 200) return undefined;
-      return (JSON.parse(res.body.toString('utf8')) as { spec?: { argv?: string[] } }).spec?.argv;
-    } finally {
-      api.close();
-    }
-  });
-  return (
-    fromServer ??
-    `\`nbserve kernelspec install\` failed: ${(install.stderr || install.stdout || '').trim().slice(0, 200)}`
-  );
+async function javascriptArgvs(): Promise<{ source?: string[]; dist?: string[]; problem?: string }> {
+  if (!existsSync(KERNELSPECS_MODULE)) return { problem: 'packages/kernel-js/src/kernelspecs.ts not found' };
+  const specs = (await import(pathToFileURL(KERNELSPECS_MODULE).href)) as KernelJsSpecs;
+  const argv = (mode: 'source' | 'dist') =>
+    specs.builtinKernelSpecs({ mode }).find((s) => s.name === 'javascript')?.spec.argv;
+  const stale = staleBuildProblem(COMPILED_KERNEL, ['core', 'kernel-js']);
+  const source = argv('source');
+  const dist = stale ? undefined : argv('dist');
+  return {
+    ...(source ? { source } : {}),
+    ...(dist ? { dist } : {}),
+    ...(stale ? { problem: stale } : {}),
+  };
 }
 
 async function measureKernel(argv: string[], starts: number, executes: number) {
@@ -80,31 +67,46 @@ export const kernelJsScenario: Scenario = {
   title: 'built-in JavaScript kernel vs ipykernel: start to kernel_info_reply, `1+1` round trip (direct ZMQ)',
   budgetMs: 180_000,
   async run(ctx) {
-    const argv = await javascriptArgv(ctx);
-    if (typeof argv === 'string') {
-      ctx.markUnavailable('kernel-js', argv);
+    const argvs = await javascriptArgvs();
+    if (!argvs.source) {
+      ctx.markUnavailable('kernel-js', argvs.problem ?? 'no javascript kernelspec');
       return;
     }
+    if (!argvs.dist) ctx.markUnavailable('kernel-js (compiled)', argvs.problem ?? 'no dist kernelspec');
     const starts = ctx.size(5, 2);
     const executes = ctx.size(200, 50);
     const start: Partial<Record<Subject, number>> = {};
     const rtt: Partial<Record<Subject, number>> = {};
     const p99: Partial<Record<Subject, number>> = {};
-    const kernels: Array<[Subject, string[]]> = [
-      ['kernel-js', argv],
-      ['ipykernel', kernelspecArgv('python3', ctx.jupyterPath)],
+    const kernels: Array<[Subject, string, string[]]> = [
+      ['kernel-js', 'kernel-js (source, tsx)', argvs.source],
+      ['ipykernel', 'ipykernel', kernelspecArgv('python3', ctx.jupyterPath)],
     ];
-    for (const [who, kernelArgv] of kernels) {
+    if (argvs.dist) kernels.push(['kernel-js', 'kernel-js (compiled)', argvs.dist]);
+    const compiled: Partial<Record<Subject, number>> = {};
+    for (const [who, label, kernelArgv] of kernels) {
       const m = await measureKernel(kernelArgv, starts, executes);
-      start[who] = median(m.startTimes);
-      rtt[who] = median(m.roundTrips);
-      p99[who] = percentile(m.roundTrips, 99);
+      const into = label === 'kernel-js (compiled)' ? compiled : start;
+      into[who] = median(m.startTimes);
+      if (into === start) {
+        rtt[who] = median(m.roundTrips);
+        p99[who] = percentile(m.roundTrips, 99);
+      }
       ctx.log(
-        `${who}: start ${m.startTimes.map((t) => t.toFixed(0)).join(', ')} ms; 1+1 median ${rtt[who]?.toFixed(2)} ms, p99 ${p99[who]?.toFixed(2)} ms`,
+        `${label}: start ${m.startTimes.map((t) => t.toFixed(0)).join(', ')} ms; 1+1 median ${median(m.roundTrips).toFixed(2)} ms, p99 ${percentile(m.roundTrips, 99).toFixed(2)} ms`,
       );
     }
+    if (compiled['kernel-js'] !== undefined && start.ipykernel !== undefined) {
+      ctx.record({
+        metric: `start to kernel_info_reply, compiled dist/main.js (median of ${starts})`,
+        unit: 'ms',
+        primary: 'kernel-js',
+        values: { 'kernel-js': compiled['kernel-js'], ipykernel: start.ipykernel },
+        targets: [{ kind: 'ratio', against: 'ipykernel', op: '<=', bound: 1 / 3, text: '≥3x faster than ipykernel' }],
+      });
+    }
     ctx.record({
-      metric: `start to kernel_info_reply (median of ${starts})`,
+      metric: `start to kernel_info_reply, from source via tsx (median of ${starts})`,
       unit: 'ms',
       primary: 'kernel-js',
       values: start,
