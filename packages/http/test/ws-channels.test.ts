@@ -125,6 +125,25 @@ describe('channels WebSocket', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('delivers every message of a flood to several clients of both framings', async () => {
+    const clients = [new Client(kernelId, { v1: true }), new Client(kernelId), new Client(kernelId, { v1: true })];
+    await Promise.all(clients.map((c) => c.opened));
+    const [sender] = clients as [Client, ...Client[]];
+    for (const code of ['flood 20000 40', 'display 5000']) {
+      const request = sender.execute(code);
+      const expected = code.startsWith('flood') ? 20000 : 5000;
+      const type = code.startsWith('flood') ? 'stream' : 'display_data';
+      for (const c of clients) {
+        await c.until(
+          () => c.of(request.header.msg_id).filter((r) => r.msg.header.msg_type === type).length === expected,
+          60_000,
+        );
+      }
+      await sender.finished(request.header.msg_id);
+    }
+    await Promise.all(clients.map((c) => c.close()));
+  });
+
   it('replays what a session missed while disconnected, in order', async () => {
     const session = protocol.newMsgId();
     const first = new Client(kernelId, { session });

@@ -17,6 +17,12 @@ const CHANNEL_BYTES: Record<Channel, Buffer> = {
   iopub: Buffer.from('iopub'),
 };
 
+/** u64 little-endian without BigInt (hot path); frames never reach 2^53 bytes. */
+function writeU64(frame: Buffer, value: number, at: number): void {
+  frame.writeUInt32LE(value % 0x1_0000_0000, at);
+  frame.writeUInt32LE(Math.floor(value / 0x1_0000_0000), at + 4);
+}
+
 /** Builds a v1 frame from already-serialized parts: one allocation, no JSON work. */
 export function encodeV1Frame(channel: Channel, raw: RawMessage): Buffer {
   const items: Uint8Array[] = [
@@ -32,14 +38,14 @@ export function encodeV1Frame(channel: Channel, raw: RawMessage): Buffer {
   let total = headLen;
   for (const item of items) total += item.length;
   const frame = Buffer.allocUnsafe(total);
-  frame.writeBigUInt64LE(BigInt(n), 0);
+  writeU64(frame, n, 0);
   let offset = headLen;
-  frame.writeBigUInt64LE(BigInt(offset), 8);
+  writeU64(frame, offset, 8);
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as Uint8Array;
     frame.set(item, offset);
     offset += item.length;
-    frame.writeBigUInt64LE(BigInt(offset), 8 * (i + 2));
+    writeU64(frame, offset, 8 * (i + 2));
   }
   return frame;
 }

@@ -53,6 +53,7 @@ export class ChannelSocket {
   #pingTimer: NodeJS.Timeout | undefined;
   #lastPong = Date.now();
   #closed = false;
+  #corked = false;
   onClose: () => void = () => {};
 
   constructor(ws: WebSocket, codec: ChannelCodec, options: ChannelSocketOptions, serverSession: string) {
@@ -103,6 +104,7 @@ export class ChannelSocket {
 
   #write(frame: { data: Buffer; binary: boolean }): void {
     if (this.#overflow.length === 0 && this.#ws.bufferedAmount < this.#options.highWaterBytes) {
+      this.#cork();
       this.#ws.send(frame.data, { binary: frame.binary });
       return;
     }
@@ -114,6 +116,22 @@ export class ChannelSocket {
       return;
     }
     this.#flushTimer ??= setTimeout(() => this.#flush(), 5);
+  }
+
+  /**
+   * Frames sent in the same tick (an iopub burst) leave in one writev instead of one syscall
+   * each; the socket is uncorked right after the current batch of microtasks.
+   */
+  #cork(): void {
+    if (this.#corked) return;
+    const socket = (this.#ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!socket) return;
+    this.#corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      socket.uncork();
+    });
   }
 
   #flush(): void {
