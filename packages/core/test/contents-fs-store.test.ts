@@ -76,6 +76,20 @@ describe('FileSystemStore containment', () => {
   });
 });
 
+describe('ContentsManager over symlink cycles', () => {
+  it('refuses to copy a directory whose symlinks loop, and creates nothing', async () => {
+    const base = nodePath.join(dir, 'cycle');
+    await fs.mkdir(nodePath.join(base, 'loop'), { recursive: true });
+    await fs.symlink('..', nodePath.join(base, 'loop', 'back'));
+    const cm = new ContentsManager({ store: new FileSystemStore(base) });
+    const error = await cm.copy('loop', '').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NbserveError);
+    expect((error as NbserveError).kind).toBe('bad-request');
+    expect((error as NbserveError).message).toMatch(/too deep/);
+    expect((await fs.readdir(base)).sort()).toEqual(['loop']);
+  });
+});
+
 describe('FileSystemStore atomic writes', () => {
   it('replaces content in one step, keeps the mode and leaves no temp files', async () => {
     const target = nodePath.join(root, 'sub', 'atomic.txt');

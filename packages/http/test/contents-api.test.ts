@@ -339,3 +339,31 @@ describe('notebook trust over HTTP, kept across restarts', () => {
     await fx.cleanup();
   });
 });
+
+describe('an embedder’s own store: MemoryStore with memory checkpoints', () => {
+  it('serves /api/contents and /files from memory and never touches the root directory', async () => {
+    const { MemoryCheckpointStore, MemoryStore } = await import('@nbserve/core');
+    const store = new MemoryStore();
+    const fx = await makeContentsFixture({ contentsStore: store, checkpointStore: new MemoryCheckpointStore(store) });
+    const t = await overSocket(fx.app);
+    try {
+      const put = await t.request('PUT', '/api/contents/mem.ipynb', {
+        body: JSON.stringify({ type: 'notebook', content: notebook('in memory') }),
+        headers: json,
+      });
+      expect(put.status).toBe(201);
+      const got = (await (await t.request('GET', '/api/contents/mem.ipynb')).json()) as { content: unknown };
+      expect(got.content).toEqual(markCells(notebook('in memory'), true));
+      const cps = (await (await t.request('GET', '/api/contents/mem.ipynb/checkpoints')).json()) as unknown[];
+      expect(cps).toHaveLength(1);
+      const raw = await t.request('GET', '/files/mem.ipynb');
+      expect(JSON.parse(await raw.text()).cells[0].source).toEqual(['in memory']);
+      const listing = (await (await t.request('GET', '/api/contents')).json()) as { content: { name: string }[] };
+      expect(listing.content.map((m) => m.name)).toEqual(['mem.ipynb']);
+      expect(await fs.readdir(fx.root)).toEqual([]);
+    } finally {
+      await t.close();
+      await fx.cleanup();
+    }
+  });
+});

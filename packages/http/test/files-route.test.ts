@@ -79,6 +79,31 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
     expect(inline.headers.get('Content-Disposition')).toBeNull();
   });
 
+  it('serves byte ranges for seeking and resumed downloads', async () => {
+    await fs.writeFile(nodePath.join(fx.root, 'clip.mp4'), Buffer.from('0123456789'));
+    const part = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=2-5' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('Content-Range')).toBe('bytes 2-5/10');
+    expect(part.headers.get('Content-Length')).toBe('4');
+    expect(part.headers.get('Content-Type')).toBe('video/mp4');
+    expect(await part.text()).toBe('2345');
+    const open = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=7-' } });
+    expect(await open.text()).toBe('789');
+    const suffix = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=-3' } });
+    expect(suffix.headers.get('Content-Range')).toBe('bytes 7-9/10');
+    expect(await suffix.text()).toBe('789');
+    const clamped = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=8-100' } });
+    expect(await clamped.text()).toBe('89');
+    const beyond = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=10-' } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('Content-Range')).toBe('bytes */10');
+    const several = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=0-1,4-5' } });
+    expect(several.status).toBe(200);
+    expect(await several.text()).toBe('0123456789');
+    const full = await t.request('GET', '/files/clip.mp4');
+    expect(full.headers.get('Accept-Ranges')).toBe('bytes');
+  });
+
   it('answers HEAD with the headers and no body', async () => {
     const res = await t.request('HEAD', '/files/big.bin');
     expect(res.status).toBe(200);

@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
 import { badRequest, conflict, forbidden, NbserveError, notFound } from '../errors.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import type { ContentsStore, StoreEntry, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
 
 /**
  * A ContentsStore over a directory of the local file system.
@@ -66,7 +66,7 @@ export class FileSystemStore implements ContentsStore {
     }
   }
 
-  async readStream(path: string): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }> {
+  async readStream(path: string, range?: ByteRange): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }> {
     const real = await this.#requireExisting(path);
     const handle = await fs.open(real, 'r').catch((e) => {
       throw mapFsError(e, path);
@@ -74,7 +74,7 @@ export class FileSystemStore implements ContentsStore {
     try {
       const stat = this.#toStat(await handle.stat());
       if (stat?.kind !== 'file') throw badRequest(`${path} is not a file`, 'bad type');
-      const nodeStream = handle.createReadStream();
+      const nodeStream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
       return { stat, stream: Readable.toWeb(nodeStream) as unknown as ReadableStream<Uint8Array> };
     } catch (e) {
       await handle.close();

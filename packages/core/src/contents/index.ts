@@ -25,5 +25,5 @@ export {
   MemorySignatureStore,
   type SignatureStore,
 } from './signature-stores.js';
-export type { ContentsStore, StoreEntry, StoreStat } from './store.js';
+export type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
 export { isoTimestamp, parseTimestamp } from './timestamps.js';

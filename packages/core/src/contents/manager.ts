@@ -17,7 +17,7 @@ import { incrementName, stripCopySuffix } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
 import { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
-import type { ContentsStore, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp, parseTimestamp } from './timestamps.js';
 
 export interface ContentsManagerOptions {
@@ -83,6 +83,7 @@ export interface OpenedFile {
 }
 
 const CHECKPOINT_DIR = '.ipynb_checkpoints';
+const MAX_COPY_DEPTH = 64;
 const TYPES: ReadonlySet<string> = new Set(['directory', 'notebook', 'file']);
 const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
 
@@ -145,12 +146,20 @@ export class ContentsManager {
     return this.#fileModel(path, stat, wantContent, options.format, options.hash ?? false);
   }
 
-  /** Raw bytes of a file as a stream, for `/files/`: hidden and missing paths are 404 alike. */
-  async openFile(rawPath: string): Promise<OpenedFile> {
+  /**
+   * Raw bytes of a file as a stream, for `/files/`: hidden and missing paths are 404 alike.
+   * `range` picks a part: it gets the file's size and answers the inclusive range to serve
+   * (or `null` for all of it), so callers can resolve `bytes=-500` style requests.
+   */
+  async openFile(
+    rawPath: string,
+    range?: (size: number) => ByteRange | null,
+  ): Promise<OpenedFile & { range: ByteRange | null }> {
     const path = normalizeApiPath(rawPath);
     const stat = await this.#visibleStat(path);
     if (stat.kind !== 'file') throw notFound(`File does not exist: ${path}`);
-    const opened = await this.store.readStream(path);
+    const wanted = range ? range(stat.size) : null;
+    const opened = await this.store.readStream(path, wanted ?? undefined);
     const name = baseName(path);
     return {
       name,
@@ -159,6 +168,7 @@ export class ContentsManager {
       lastModifiedMs: opened.stat.mtimeMs,
       mimetype: guessMimeType(name),
       stream: opened.stream,
+      range: wanted,
     };
   }
 
@@ -490,15 +500,19 @@ export class ContentsManager {
 
   async #checkCopySize(from: string): Promise<void> {
     let total = 0;
-    const walk = async (dir: string): Promise<void> => {
+    const walk = async (dir: string, depth: number): Promise<void> => {
+      // Symlinked directories can form cycles; no real project is this deep.
+      if (depth > MAX_COPY_DEPTH) throw badRequest(`Can't copy "${from}": the directory tree is too deep`);
       const entries = await this.store.list(dir);
       for (const entry of entries) {
         if (entry.stat.kind === 'file') total += entry.stat.size;
         if (total > this.#maxCopyBytes) return;
       }
-      await Promise.all(entries.filter((e) => e.stat.kind === 'directory').map((e) => walk(joinPath(dir, e.name))));
+      await Promise.all(
+        entries.filter((e) => e.stat.kind === 'directory').map((e) => walk(joinPath(dir, e.name), depth + 1)),
+      );
     };
-    await walk(from);
+    await walk(from, 0);
     if (total > this.#maxCopyBytes) {
       const limitMb = Math.round(this.#maxCopyBytes / (1024 * 1024));
       throw badRequest(`Can't copy folders larger than ${limitMb}MB, "${from}" is larger`);

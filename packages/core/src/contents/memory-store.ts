@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import type { ContentsStore, StoreEntry, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
 
 interface FileNode {
   kind: 'file';
@@ -44,9 +44,9 @@ export class MemoryStore implements ContentsStore {
     return this.#file(path).data.slice();
   }
 
-  async readStream(path: string): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }> {
+  async readStream(path: string, range?: ByteRange): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }> {
     const file = this.#file(path);
-    const data = file.data.slice();
+    const data = range ? file.data.slice(range.start, range.end + 1) : file.data.slice();
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(data);

@@ -14,6 +14,12 @@ export interface StoreStat {
   writable: boolean;
 }
 
+/** Inclusive byte offsets, as in an HTTP `Range: bytes=start-end`. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface StoreEntry {
   name: string;
   stat: StoreStat;
@@ -25,8 +31,11 @@ export interface ContentsStore {
   /** Children of a directory with their stats; unreadable, special and escaping entries are left out. */
   list(path: string): Promise<StoreEntry[]>;
   read(path: string): Promise<Uint8Array>;
-  /** The file's bytes as a stream, for serving large files without buffering them. */
-  readStream(path: string): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }>;
+  /**
+   * The file's bytes as a stream, for serving large files without buffering them; `range`
+   * (inclusive byte offsets, already checked against the size) serves part of it.
+   */
+  readStream(path: string, range?: ByteRange): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }>;
   /** Replaces the file atomically: readers see the old bytes or the new ones, never a mix. */
   write(path: string, data: Uint8Array): Promise<void>;
   /** Appends to a file (chunked uploads); creates it when missing. */

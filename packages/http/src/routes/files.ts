@@ -1,3 +1,4 @@
+import { type ByteRange, guessMimeType } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../env.js';
@@ -16,11 +17,26 @@ export function registerFilesRoutes(app: Hono<NbserveEnv>): void {
 }
 
 async function serveFile(c: Context<NbserveEnv>): Promise<Response> {
-  const path = pathSegmentsAfter(c, '/files').join('/');
+  const segments = pathSegmentsAfter(c, '/files');
+  const path = segments.join('/');
   const query = v.parse(FilesQuery, c.req.query());
-  const file = await c.get('services').contents.openFile(path);
+  const name = segments.at(-1) ?? '';
+  const knownType = contentType(name, guessMimeType(name));
+  // Ranges (media seeking, resumed downloads) only where the type does not depend on sniffing.
+  const rangeHeader = knownType === null ? undefined : c.req.header('Range');
+  let unsatisfiable = false;
+  const file = await c.get('services').contents.openFile(
+    path,
+    rangeHeader
+      ? (size) => {
+          const range = parseRange(rangeHeader, size);
+          unsatisfiable = range === 'unsatisfiable';
+          return range === 'unsatisfiable' ? null : range;
+        }
+      : undefined,
+  );
   let stream = file.stream;
-  let type = contentType(file.name, file.mimetype);
+  let type = knownType;
   if (type === null) {
     const sniffed = await sniff(stream);
     stream = sniffed.stream;
@@ -31,16 +47,50 @@ async function serveFile(c: Context<NbserveEnv>): Promise<Response> {
     'Content-Length': String(file.size),
     'Last-Modified': new Date(Math.floor(file.lastModifiedMs)).toUTCString(),
     'Cache-Control': 'no-cache',
+    'Accept-Ranges': knownType === null ? 'none' : 'bytes',
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': 'sandbox allow-scripts',
   };
   const download = query.download !== undefined && !['', '0', 'false'].includes(query.download.toLowerCase());
   if (download || file.name.endsWith('.ipynb')) headers['Content-Disposition'] = attachment(file.name);
-  if (c.req.method === 'HEAD') {
-    await stream.cancel();
-    return new Response(null, { status: 200, headers });
+  let status: 200 | 206 | 416 = 200;
+  if (unsatisfiable) {
+    status = 416;
+    headers['Content-Range'] = `bytes */${file.size}`;
+    headers['Content-Length'] = '0';
+  } else if (file.range) {
+    status = 206;
+    headers['Content-Range'] = `bytes ${file.range.start}-${file.range.end}/${file.size}`;
+    headers['Content-Length'] = String(file.range.end - file.range.start + 1);
   }
-  return new Response(stream, { status: 200, headers });
+  if (c.req.method === 'HEAD' || status === 416) {
+    await stream.cancel();
+    return new Response(null, { status, headers });
+  }
+  return new Response(stream, { status, headers });
+}
+
+/**
+ * One `bytes=` range (RFC 9110 §14.1.2): `a-b`, `a-` or the suffix `-n`. Anything else, including
+ * several ranges, is ignored (the whole file is served), as the RFC allows.
+ */
+export function parseRange(header: string, size: number): ByteRange | 'unsatisfiable' | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+    if (match[2] !== '' && Number(match[2]) < start) return null;
+  }
+  if (start >= size || size === 0) return 'unsatisfiable';
+  return { start, end };
 }
 
 function contentType(name: string, guessed: string | null): string | null {
