@@ -1,0 +1,148 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessAlive, type Kernel, KernelManager, LocalProvisioner, PidRegistry, protocol } from '../src/index.js';
+import { createKernelHarness, runOnClient } from './helpers/kernel-harness.js';
+
+let h: Awaited<ReturnType<typeof createKernelHarness>>;
+
+beforeAll(async () => {
+  h = await createKernelHarness({ restartLimit: 2, stableStartMs: 5000 });
+});
+afterAll(async () => {
+  await h.dispose();
+});
+
+async function until(predicate: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('kernel lifecycle with the flood kernel', () => {
+  it('interrupts by interrupt_request on control when interrupt_mode is message', async () => {
+    const kernel = await h.manager.start({ name: 'flood' });
+    const client = kernel.createClient();
+    const running = runOnClient(kernel, client, 'execute_request', { code: 'sleep 20000' });
+    await until(() => kernel.executionState === 'busy');
+    await h.manager.interrupt(kernel.id);
+    const { reply } = await running;
+    expect(reply.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
+    client.close();
+    await h.manager.shutdown(kernel.id);
+  });
+
+  it('tracks busy/idle only for tracked parents: kernel_info does not make a kernel busy', async () => {
+    const kernel = await h.manager.start({ name: 'flood' });
+    const states: string[] = [];
+    const off = kernel.onIopub(() => states.push(kernel.executionState));
+    await kernel.request('shell', 'kernel_info_request', {}, 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(states.length).toBeGreaterThan(0);
+    expect(states.every((s) => s === 'idle')).toBe(true);
+    off();
+    await h.manager.shutdown(kernel.id);
+  });
+
+  it('gives up after the restart limit: dead, removed, listeners told, no process or files left', async () => {
+    const kernel: Kernel = await h.manager.start({ name: 'dies' });
+    const events: string[] = [];
+    kernel.onLifecycle((e) => events.push(e));
+    const removed: string[] = [];
+    const off = h.manager.onRemoved((id) => removed.push(id));
+    await until(() => removed.includes(kernel.id), 40_000);
+    expect(events.filter((e) => e === 'restarting').length).toBeGreaterThanOrEqual(1);
+    expect(events.at(-1)).toBe('dead');
+    expect(kernel.executionState).toBe('dead');
+    expect(h.manager.has(kernel.id)).toBe(false);
+    expect(readdirSync(h.runtimeDir).filter((f) => f.includes(kernel.id))).toEqual([]);
+    expect(h.warnings.filter((w) => w.includes('died unexpectedly')).length).toBeGreaterThanOrEqual(2);
+    off();
+  });
+
+  it('queues a client message sent while the kernel restarts and delivers it afterwards', async () => {
+    const kernel = await h.manager.start({ name: 'flood' });
+    const client = kernel.createClient();
+    const restarting = h.manager.restart(kernel.id);
+    const result = runOnClient(kernel, client, 'execute_request', { code: 'queued' });
+    await restarting;
+    const { iopub } = await result;
+    expect(iopub.find((m) => m.header.msg_type === 'execute_result')?.content.data).toEqual({ 'text/plain': 'queued' });
+    client.close();
+    await h.manager.shutdown(kernel.id);
+  });
+
+  it('culls idle kernels by injected time, sparing connected and busy ones unless told', async () => {
+    let now = Date.now();
+    const manager = new KernelManager({
+      kernelspecs: h.kernelspecs,
+      provisioner: new LocalProvisioner({ runtimeDir: h.runtimeDir }),
+      rootDir: h.root,
+      culling: { idleTimeout: 60, interval: 3600 },
+      now: () => new Date(now),
+      warn: () => {},
+    });
+    const idle = await manager.start({ name: 'flood' });
+    const connected = await manager.start({ name: 'flood' });
+    connected.connections = 1;
+    expect(await manager.cullIdle()).toEqual([]);
+    now += 61_000;
+    expect(await manager.cullIdle()).toEqual([idle.id]);
+    expect(manager.has(idle.id)).toBe(false);
+    expect(manager.has(connected.id)).toBe(true);
+    await manager.shutdownAll();
+    await expect(manager.start({ name: 'flood' })).rejects.toThrow(/shutting down/);
+  });
+
+  it('refuses an unknown kernel name and a path outside the root', async () => {
+    await expect(h.manager.start({ name: 'nope' })).rejects.toThrow('No such kernel named nope');
+    await expect(h.manager.start({ name: 'flood', path: '../x' })).rejects.toThrow(/Invalid kernel path/);
+    expect(h.manager.list()).toEqual([]);
+  });
+});
+
+describe('orphan reaper', () => {
+  it('kills kernels whose server died and leaves those of a live server alone', async () => {
+    const dir = path.join(h.base, 'reaper');
+    mkdirSync(dir, { recursive: true });
+    const { spawn } = await import('node:child_process');
+    const orphan = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    const kept = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    const deadServer = spawn('true', [], { stdio: 'ignore' });
+    await new Promise((r) => deadServer.once('exit', r));
+    const registry = new PidRegistry(dir);
+    registry.add('kept', kept.pid as number, path.join(dir, 'kernel-kept.json'));
+    // A record written by a server that has exited since.
+    writeFileSync(path.join(dir, 'kernel-orphan.json'), '{}');
+    writeFileSync(
+      path.join(dir, 'nbserve-kernel-orphan.pid.json'),
+      JSON.stringify({
+        kernelId: 'orphan',
+        pid: orphan.pid,
+        startTime: null,
+        serverPid: deadServer.pid,
+        serverStartTime: null,
+        connectionFile: path.join(dir, 'kernel-orphan.json'),
+      }),
+    );
+    writeFileSync(path.join(dir, 'nbserve-kernel-garbage.pid.json'), 'not json');
+    expect(registry.reapOrphans()).toEqual(['orphan']);
+    await until(() => !isProcessAlive(orphan.pid as number));
+    expect(isProcessAlive(kept.pid as number)).toBe(true);
+    expect(existsSync(path.join(dir, 'kernel-orphan.json'))).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['nbserve-kernel-kept.pid.json']);
+    kept.kill('SIGKILL');
+  });
+});
+
+describe('protocol use by the kernel', () => {
+  it('answers kernel_info through Kernel.request with a parsed reply', async () => {
+    const kernel = await h.manager.start({ name: 'flood' });
+    const reply = await kernel.request('control', 'kernel_info_request', {}, 5000);
+    expect(reply?.header.msg_type).toBe('kernel_info_reply');
+    expect(reply?.content).toMatchObject({ implementation: 'flood', protocol_version: protocol.PROTOCOL_VERSION });
+    await h.manager.shutdown(kernel.id);
+  });
+});
