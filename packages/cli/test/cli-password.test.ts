@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { verifyPassword } from '@nbserve/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dirs, isolated, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+import { type Dirs, isolated, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 let dirs: Dirs;
 beforeAll(async () => {
@@ -67,5 +67,65 @@ describe('nbserve password', () => {
       cli.child.kill('SIGTERM');
       await cli.exit;
     }
+  });
+});
+
+describe('nbserve password on a terminal', () => {
+  it('prompts twice without echoing what is typed', async () => {
+    const configDir = path.join(dirs.dir, 'tty-config');
+    // A real pseudo-terminal (Python's pty), so the hidden-input path runs as for a person.
+    const driver = `
+import os, pty, sys
+argv = sys.argv[1:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv)
+out = b''
+def read_until(marker):
+    global out
+    while marker not in out:
+        chunk = os.read(fd, 1024)
+        if not chunk:
+            raise SystemExit('eof before ' + marker.decode())
+        out += chunk
+read_until(b'Enter password: ')
+os.write(fd, b'tty-secret-1\\r')
+read_until(b'Verify password: ')
+os.write(fd, b'tty-secret-1\\r')
+while True:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors='replace'))
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+    const { spawnSync } = await import('node:child_process');
+    const result = spawnSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        driver,
+        process.execPath,
+        '--conditions=@nbserve/source',
+        '--import',
+        'tsx',
+        path.join(REPO, 'packages/cli/src/main.ts'),
+        'password',
+        `--config-dir=${configDir}`,
+        `--data-dir=${path.join(dirs.dir, 'tty-data')}`,
+      ],
+      { cwd: REPO, encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('Enter password:');
+    expect(result.stdout).toContain('Wrote the hashed password');
+    expect(result.stdout).not.toContain('tty-secret-1');
+    const stored = JSON.parse(await fs.readFile(path.join(configDir, 'nbserve_config.json'), 'utf8'));
+    expect(await verifyPassword('tty-secret-1', stored.password)).toBe(true);
   });
 });

@@ -7,8 +7,9 @@ const MIN_LENGTH = 4;
 function readHidden(prompt: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = process.stdin;
-    process.stderr.write(prompt);
+    // Echo off before the prompt shows: whatever is typed after seeing it must never appear.
     stdin.setRawMode(true);
+    process.stderr.write(prompt);
     stdin.setEncoding('utf8');
     stdin.resume();
     let value = '';
