@@ -67,7 +67,13 @@ describe('ClusterManager over a real ipcluster', () => {
   });
 
   it('starts a real cluster, reads its state from the cluster file, and stops it', async () => {
-    const started = await manager.start('alpha', 1);
+    // Two starts at once: exactly one launches, the other is told the cluster runs.
+    const [first, second] = await Promise.allSettled([manager.start('alpha', 1), manager.start('alpha', 1)]);
+    const outcomes = [first, second].map((r) => r.status);
+    expect(outcomes.sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = [first, second].find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(isNbserveError(rejected.reason) && rejected.reason.kind).toBe('conflict');
+    const started = ([first, second].find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<unknown>).value;
     expect(started).toEqual({
       profile: 'alpha',
       profile_dir: join(ipythonDir, 'profile_alpha'),

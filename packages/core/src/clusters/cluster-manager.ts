@@ -22,6 +22,7 @@ export class ClusterManager {
   private readonly provider: ClusterProvider;
   private readonly searchDirs: readonly string[];
   private readonly pending = new Map<string, Pending>();
+  private readonly deciding = new Map<string, Promise<void>>();
 
   constructor(options: ClusterManagerOptions) {
     this.provider = options.provider;
@@ -48,12 +49,15 @@ export class ClusterManager {
     }
     const profile = await this.profile(profileName);
     await this.provider.ensureAvailable();
-    const current = this.pending.get(profile.name);
-    if (current?.kind === 'starting') throw conflict('cluster already running');
-    if (current?.kind === 'stopping') await current.done; // a start right after a stop waits for the teardown
-    if ((await this.provider.state(profile)).running) throw conflict('cluster already running');
-    const done = this.provider.start(profile, n);
-    this.track(profile.name, 'starting', done);
+    const done = await this.decide(profile.name, async () => {
+      const current = this.pending.get(profile.name);
+      if (current?.kind === 'starting') throw conflict('cluster already running');
+      if (current?.kind === 'stopping') await current.done.catch(() => {}); // a start right after a stop waits
+      if ((await this.provider.state(profile)).running) throw conflict('cluster already running');
+      const started = this.provider.start(profile, n);
+      this.track(profile.name, 'starting', started);
+      return started;
+    });
     await done;
     const state = await this.provider.state(profile);
     const engines = state.n ?? n;
@@ -64,13 +68,15 @@ export class ClusterManager {
   async stop(profileName: string): Promise<ClusterModel> {
     const profile = await this.profile(profileName);
     await this.provider.ensureAvailable();
-    const current = this.pending.get(profile.name);
-    if (current?.kind === 'stopping') throw conflict('cluster not running');
-    if (current?.kind === 'starting') await current.done.catch(() => {});
-    if (!(await this.provider.state(profile)).running) throw conflict('cluster not running');
-    const done = this.provider.stop(profile);
-    this.track(profile.name, 'stopping', done);
-    done.catch((error: unknown) => console.error(`[nbserve] stopping cluster ${profile.name} failed:`, error));
+    await this.decide(profile.name, async () => {
+      const current = this.pending.get(profile.name);
+      if (current?.kind === 'stopping') throw conflict('cluster not running');
+      if (current?.kind === 'starting') await current.done.catch(() => {});
+      if (!(await this.provider.state(profile)).running) throw conflict('cluster not running');
+      const stopped = this.provider.stop(profile);
+      this.track(profile.name, 'stopping', stopped);
+      stopped.catch((error: unknown) => console.error(`[nbserve] stopping cluster ${profile.name} failed:`, error));
+    });
     return { ...base(profile), status: 'stopped' };
   }
 
@@ -79,6 +85,24 @@ export class ClusterManager {
     while (this.pending.size > 0) {
       await Promise.allSettled([...this.pending.values()].map((p) => p.done));
     }
+  }
+
+  /**
+   * Runs a check-then-act step for one profile alone, so two concurrent starts cannot both see
+   * "stopped" and both launch. The step returns before the (slow) start or stop has finished.
+   */
+  private decide<T>(name: string, step: () => Promise<T>): Promise<T> {
+    const previous = this.deciding.get(name) ?? Promise.resolve();
+    const run = previous.then(step, step);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.deciding.set(name, settled);
+    settled.then(() => {
+      if (this.deciding.get(name) === settled) this.deciding.delete(name);
+    });
+    return run;
   }
 
   private track(name: string, kind: Pending['kind'], done: Promise<void>): void {
