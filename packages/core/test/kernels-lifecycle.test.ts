@@ -96,6 +96,16 @@ describe('kernel lifecycle with the flood kernel', () => {
     await expect(manager.start({ name: 'flood' })).rejects.toThrow(/shutting down/);
   });
 
+  it('a kernel shut down while starting does not survive: start fails, no process or files', async () => {
+    const starting = h.manager.start({ name: 'flood' });
+    await until(() => h.manager.list().length === 1);
+    const [model] = h.manager.list();
+    await h.manager.shutdown(model?.id as string);
+    await expect(starting).rejects.toMatchObject({ kind: 'gone' });
+    expect(h.manager.list()).toEqual([]);
+    await until(() => readdirSync(h.runtimeDir).filter((f) => f.includes(model?.id as string)).length === 0);
+  });
+
   it('refuses an unknown kernel name and a path outside the root', async () => {
     await expect(h.manager.start({ name: 'nope' })).rejects.toThrow('No such kernel named nope');
     await expect(h.manager.start({ name: 'flood', path: '../x' })).rejects.toThrow(/Invalid kernel path/);

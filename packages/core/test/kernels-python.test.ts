@@ -72,6 +72,10 @@ describe('KernelManager with a real ipykernel', () => {
     client.close();
   });
 
+  it('answers a heartbeat', async () => {
+    expect(await kernel.heartbeat(5000)).toBe(true);
+  });
+
   it('interrupts a busy loop with SIGINT to the process group', async () => {
     const client = kernel.createClient();
     const running = runOnClient(kernel, client, 'execute_request', { code: 'while True: pass' });

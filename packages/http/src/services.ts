@@ -65,8 +65,8 @@ export function createServices(options: NbserveOptions): Services {
   let closed = false;
   const contents = createContentsManager(options);
   const clusters = createClusterManager(options);
-  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options);
   const activity = new Activity();
+  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
   return {
@@ -130,7 +130,7 @@ function legacyRegistry(options: NbserveOptions): LegacyNotebookRegistry {
 }
 
 /** Kernelspecs, kernels (local processes, orphans of a crashed run reaped first), sessions, channels. */
-function createKernelServices(options: NbserveOptions) {
+function createKernelServices(options: NbserveOptions, activity: Activity) {
   const warn = (message: string) => options.logger.warn(message);
   const kernelspecs = new KernelSpecManager({
     ...(options.kernelSpecDirs ? { dirs: [...options.kernelSpecDirs] } : {}),
@@ -144,7 +144,7 @@ function createKernelServices(options: NbserveOptions) {
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
   const kernels = new KernelManager({
     kernelspecs,
-    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }),
+    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry, warn }),
     rootDir: options.root,
     kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
     shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,
@@ -169,6 +169,7 @@ function createKernelServices(options: NbserveOptions) {
     replayMaxBytes: options.kernelBufferMaxBytes ?? 16 * 1024 * 1024,
     replayMaxAgeMs: (options.kernelBufferMaxAge ?? 300) * 1000,
     warn,
+    onActivity: () => activity.touch(),
   });
   return { kernelspecs, kernels, sessions, channels };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Dealer, Subscriber } from 'zeromq';
+import { Dealer, Request, Subscriber } from 'zeromq';
 import { NbserveError } from '../errors.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
@@ -245,6 +245,27 @@ export class Kernel implements ClientHost {
       } as JupyterMessage;
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * One heartbeat round trip (the kernel echoes raw bytes on its REP socket). True when the
+   * echo came back within `timeoutMs`: the kernel's event loop is alive, not just its process.
+   */
+  async heartbeat(timeoutMs = 3000): Promise<boolean> {
+    const info = this.#connection;
+    if (!info) return false;
+    const socket = new Request({ linger: 0, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
+    try {
+      socket.connect(endpoint(info, info.hb_port));
+      const ping = Buffer.from(randomUUID());
+      await socket.send(ping);
+      const [echo] = await socket.receive();
+      return echo !== undefined && Buffer.compare(echo, ping) === 0;
+    } catch {
+      return false;
+    } finally {
+      socket.close();
     }
   }
 

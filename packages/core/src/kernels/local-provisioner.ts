@@ -32,6 +32,8 @@ export interface LocalProvisionerOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces `{prefix}` in argv (Python's sys.prefix in jupyter_client). */
   prefix?: string;
+  /** Receives what a kernel printed before it failed to start (server log only, never a client). */
+  warn?: (message: string) => void;
 }
 
 const TAIL_BYTES = 4096;
@@ -51,6 +53,14 @@ export class LocalProvisioner implements KernelProvisioner {
   constructor(options: LocalProvisionerOptions) {
     this.#options = options;
     installExitHook();
+  }
+
+  #startError(request: LaunchRequest, what: string, cause?: unknown, output?: string): NbserveError {
+    if (output) this.#options.warn?.(`Kernel ${request.spec.name} output before it failed:\n${output}`);
+    return new NbserveError('internal', `Error starting kernel ${request.spec.name}: ${what}`, {
+      reason: 'kernel start failed',
+      cause,
+    });
   }
 
   async launch(request: LaunchRequest): Promise<KernelProcess> {
@@ -77,7 +87,7 @@ export class LocalProvisioner implements KernelProvisioner {
     try {
       child = spawn(command, args, { cwd: request.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (cause) {
-      throw startError(request, `could not run ${command}`, cause);
+      throw this.#startError(request, `could not run ${command}`, cause);
     }
     let tail = '';
     const keepTail = (chunk: Buffer) => {
@@ -96,7 +106,7 @@ export class LocalProvisioner implements KernelProvisioner {
       const error = await spawnFailure;
       const what =
         error.code === 'ENOENT' ? `${command} was not found` : `${command} could not be started (${error.code})`;
-      throw startError(request, what, error);
+      throw this.#startError(request, what, error);
     }
     liveGroups.add(pid);
     this.#options.registry?.add(request.kernelId, pid, connectionFile);
@@ -126,7 +136,7 @@ export class LocalProvisioner implements KernelProvisioner {
       if (dead) {
         await kill();
         const exit = await exited;
-        throw startError(
+        throw this.#startError(
           request,
           `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
           undefined,
@@ -135,7 +145,7 @@ export class LocalProvisioner implements KernelProvisioner {
       }
       if (Date.now() > deadline) {
         await kill();
-        throw startError(
+        throw this.#startError(
           request,
           `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
           undefined,
@@ -157,12 +167,4 @@ export class LocalProvisioner implements KernelProvisioner {
       outputTail: () => tail,
     };
   }
-}
-
-function startError(request: LaunchRequest, what: string, cause?: unknown, output?: string): NbserveError {
-  if (output) console.error(`[nbserve] kernel ${request.spec.name} output before failure:\n${output}`);
-  return new NbserveError('internal', `Error starting kernel ${request.spec.name}: ${what}`, {
-    reason: 'kernel start failed',
-    cause,
-  });
 }

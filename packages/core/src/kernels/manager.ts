@@ -64,6 +64,7 @@ export class KernelManager {
   readonly #warn: (message: string) => void;
   readonly #culling: CullingOptions;
   #cullTimer: NodeJS.Timeout | undefined;
+  readonly #starting = new Set<Promise<Kernel>>();
   #closed = false;
 
   constructor(options: KernelManagerOptions) {
@@ -109,6 +110,16 @@ export class KernelManager {
 
   /** Starts a kernel and returns once it answered kernel_info. */
   async start(options: StartKernelOptions = {}): Promise<Kernel> {
+    const starting = this.#start(options);
+    this.#starting.add(starting);
+    try {
+      return await starting;
+    } finally {
+      this.#starting.delete(starting);
+    }
+  }
+
+  async #start(options: StartKernelOptions): Promise<Kernel> {
     if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
     if (options.kernelId) {
       const existing = this.#kernels.get(options.kernelId);
@@ -139,6 +150,13 @@ export class KernelManager {
       this.#tracking.delete(kernel.id);
       kernel.dispose();
       throw error;
+    }
+    if (this.#kernels.get(kernel.id) !== kernel) {
+      // Shut down (or the server closed) while it was starting: it must not outlive that.
+      kernel.detach();
+      await kernel.process?.kill();
+      kernel.dispose();
+      throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
     }
     return kernel;
   }
@@ -212,6 +230,8 @@ export class KernelManager {
     this.#closed = true;
     if (this.#cullTimer) clearInterval(this.#cullTimer);
     await Promise.all([...this.#kernels.keys()].map((id) => this.shutdown(id).catch(() => {})));
+    // Starts in flight notice the shutdown and kill their process; wait for that too.
+    await Promise.allSettled([...this.#starting]);
   }
 
   /** One culling pass (also run by the timer). Returns the ids shut down. */

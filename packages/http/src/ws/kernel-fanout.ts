@@ -12,6 +12,8 @@ export interface FanoutOptions extends ChannelSocketOptions {
   replayMaxAgeMs: number;
   /** Called for frames that cannot be decoded or are not allowed (logged, rate-limited upstream). */
   warn: (message: string) => void;
+  /** Kernel traffic counts as server activity (`/api/status`); called at most once a second. */
+  onActivity?: () => void;
 }
 
 /**
@@ -47,12 +49,14 @@ export class KernelFanout {
   readonly #unsubscribe: Array<() => void> = [];
   badFrames = 0;
   #warnedFrames = 0;
+  #lastTouch = 0;
 
   constructor(kernel: Kernel, options: FanoutOptions) {
     this.kernel = kernel;
     this.#options = options;
     this.#unsubscribe.push(
       kernel.onIopub((raw, msgType) => {
+        this.#touch();
         const message = new Outgoing('iopub', raw, msgType);
         for (const session of this.#sessions.values()) session.deliver(message);
       }),
@@ -63,6 +67,13 @@ export class KernelFanout {
         if (event === 'dead') setTimeout(() => this.dispose(), 100).unref();
       }),
     );
+  }
+
+  #touch(): void {
+    const now = Date.now();
+    if (now - this.#lastTouch < 1000) return;
+    this.#lastTouch = now;
+    this.#options.onActivity?.();
   }
 
   /** Open WebSockets on this kernel. */
@@ -126,6 +137,7 @@ export class KernelFanout {
       this.#badFrame('a client cannot send on the iopub channel');
       return;
     }
+    this.#touch();
     session.client.send(decoded.channel, decoded.raw);
   }
 

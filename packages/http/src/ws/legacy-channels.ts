@@ -13,6 +13,9 @@ import type { WebSocket } from 'ws';
 
 export type LegacyChannel = 'shell' | 'iopub' | 'stdin';
 
+/** Frames kept while the credentials are being checked. */
+const MAX_EARLY_FRAMES = 64;
+
 /** How long an old client may take to send its credentials frame. */
 const CREDENTIALS_TIMEOUT_MS = 10_000;
 
@@ -68,11 +71,22 @@ export class LegacyChannels {
     ws.on('close', () => this.#open.delete(ws));
     const timer = setTimeout(() => ws.close(CLOSE_FORBIDDEN, 'No credentials received'), CREDENTIALS_TIMEOUT_MS);
     timer.unref();
-    ws.once('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+    // Clients send their first request right after the credentials: frames that arrive while
+    // those are checked wait here (bounded) instead of being lost.
+    const early: Array<[Buffer, boolean]> = [];
+    let receive: ((data: Buffer, isBinary: boolean) => void) | undefined;
+    let gotCredentials = false;
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      const buffer = toBuffer(data);
+      if (gotCredentials) {
+        if (receive) receive(buffer, isBinary);
+        else if (early.length < MAX_EARLY_FRAMES) early.push([buffer, isBinary]);
+        return;
+      }
+      gotCredentials = true;
       clearTimeout(timer);
-      const text = isBinary ? undefined : toBuffer(data).toString('utf8');
       void (async () => {
-        const verdict = text === undefined ? { ok: false, sessionId: undefined } : await authenticate(text);
+        const verdict = isBinary ? { ok: false, sessionId: undefined } : await authenticate(buffer.toString('utf8'));
         if (!verdict.ok) {
           ws.close(CLOSE_FORBIDDEN, 'Forbidden');
           return;
@@ -82,12 +96,21 @@ export class LegacyChannels {
           ws.close(1011, 'Kernel is gone');
           return;
         }
-        this.#attach(this.#kernels.get(kernelId), channel, ws, verdict.sessionId);
+        receive = this.#attach(this.#kernels.get(kernelId), channel, ws, verdict.sessionId);
+        for (const [frame, binary] of early.splice(0)) receive(frame, binary);
       })().catch(() => ws.close(1011, 'Internal error'));
     });
   }
 
-  #attach(kernel: Kernel, channel: LegacyChannel, ws: WebSocket, sessionId: string | undefined): void {
+  /** Wires an authenticated socket to the kernel; returns what handles its further frames. */
+  #attach(
+    kernel: Kernel,
+    channel: LegacyChannel,
+    ws: WebSocket,
+    sessionId: string | undefined,
+  ): (data: Buffer, isBinary: boolean) => void {
+    // The iopub socket is read-only upstream: client frames are ignored.
+    let receive: (data: Buffer, isBinary: boolean) => void = () => {};
     kernel.connections++;
     kernel.noteActivity();
     const cleanups: Array<() => void> = [() => (kernel.connections = Math.max(0, kernel.connections - 1))];
@@ -103,7 +126,6 @@ export class LegacyChannels {
     );
     if (channel === 'iopub') {
       cleanups.push(kernel.onIopub((raw) => sendAdapted(ws, raw)));
-      // The iopub socket is read-only upstream: client frames are ignored.
     } else {
       const key = `${kernel.id}:${sessionId ?? randomUUID()}`;
       let legacy = this.#clients.get(key);
@@ -114,16 +136,16 @@ export class LegacyChannels {
       const group = legacy;
       group.sockets.get(channel)?.close(1000, 'Replaced by a newer connection');
       group.sockets.set(channel, ws);
-      ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      receive = (data, isBinary) => {
         if (isBinary) return;
         let msg: protocol.JupyterMessage;
         try {
-          msg = adaptV4ToV5(decodeLegacyFrame(toBuffer(data).toString('utf8')), protocol.PROTOCOL_VERSION);
+          msg = adaptV4ToV5(decodeLegacyFrame(data.toString('utf8')), protocol.PROTOCOL_VERSION);
         } catch {
           return; // not a kernel message: dropped, as upstream dropped what it could not parse
         }
         group.client.send(channel, protocol.toRaw(msg));
-      });
+      };
       cleanups.push(() => {
         if (group.sockets.get(channel) === ws) group.sockets.delete(channel);
         if (group.sockets.size === 0) {
@@ -139,6 +161,7 @@ export class LegacyChannels {
     ws.on('close', () => {
       for (const cleanup of cleanups) cleanup();
     });
+    return receive;
   }
 
   /** Closes every legacy socket (server shutting down). */
