@@ -33,7 +33,9 @@ export interface Harness {
 }
 
 /** A real nbserve on port 0 over a fresh temp root, and a fresh headless Chromium profile. */
-export async function startHarness(options: { baseUrl?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { baseUrl?: string; serve?: Partial<Parameters<typeof serve>[0]> } = {},
+): Promise<Harness> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-web-'));
   const root = path.join(dir, 'root');
   await fs.mkdir(root);
@@ -46,6 +48,7 @@ export async function startHarness(options: { baseUrl?: string } = {}): Promise<
     configDir: path.join(dir, 'config'),
     dataDir: path.join(dir, 'data'),
     runtimeDir: path.join(dir, 'runtime'),
+    ...options.serve,
   });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const context = await browser.newContext({
