@@ -210,11 +210,11 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
       open(`ws://127.0.0.1:${s.server.port}/kernels/00000000-0000-4000-8000-000000000000/iopub`, headers),
     ).rejects.toThrow(/404/);
 
-    // With the token on the upgrade, the first frame is still consumed, never forwarded.
+    // With the token on the upgrade, the first frame is still consumed, never forwarded; a request
+    // sent right behind it (before the credentials were checked) is kept, not lost.
     const withToken = await open(`${url}?token=${TOKEN}`, headers);
-    withToken.ws.send('session-1:');
     const request = v4Execute('1+1', 'session-1');
-    await new Promise((r) => setTimeout(r, 300));
+    withToken.ws.send('session-1:');
     withToken.ws.send(JSON.stringify(request));
     const reply = await withToken.waitFor((f) => f.header.msg_type === 'execute_reply');
     expect(reply.content.status).toBe('ok');
