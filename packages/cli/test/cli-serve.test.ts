@@ -190,3 +190,11 @@ describe('opening the browser', () => {
     expect(cli.stderr()).toContain('Could not open a browser');
   });
 });
+
+describe('bad option values that only the server can judge', () => {
+  it('refuses an unsafe --base-url with a message and exit code 1', async () => {
+    const cli = runCli([...isolated(dirs), '--base-url=/a?b', dirs.root]);
+    expect((await cli.exit).code).toBe(1);
+    expect(cli.stderr()).toContain('Invalid base URL');
+  });
+});

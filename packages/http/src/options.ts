@@ -149,9 +149,17 @@ export function resolveOptions(input: OptionsInput): NbserveOptions {
   };
 }
 
+/**
+ * `/`-wrapped base URL with single slashes. Only plain path characters are allowed: the value
+ * ends up in every Location header and cookie path, so `?`, `#`, `\\`, `..` or spaces are refused.
+ */
 export function normalizeBaseUrl(baseUrl: string | undefined): string {
   let url = (baseUrl ?? '/').trim();
   if (!url.startsWith('/')) url = `/${url}`;
   if (!url.endsWith('/')) url = `${url}/`;
-  return url.replace(/\/{2,}/g, '/');
+  url = url.replace(/\/{2,}/g, '/');
+  if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(url) || url.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`Invalid base URL ${JSON.stringify(baseUrl)}: use a plain path such as /nb/`);
+  }
+  return url;
 }

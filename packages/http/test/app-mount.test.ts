@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../src/app.js';
+import { normalizeBaseUrl } from '../src/options.js';
 import { attachToServer, KERNEL_WS_PROTOCOL, listen, type RunningServer } from '../src/serve.js';
 import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
@@ -88,7 +89,9 @@ describe('mounted in a host Hono app', () => {
   });
 
   it('logs in under the mount path', async () => {
-    const res = await host.request(`http://localhost/tools/inner/tree?token=${TOKEN}`);
+    const res = await host.request(`http://localhost/tools/inner/tree?token=${TOKEN}`, {
+      headers: { accept: 'text/html' },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/tools/inner/tree');
     expect(res.headers.getSetCookie().find((c) => c.startsWith('username-'))).toMatch(/Path=\/tools\/inner\//);
@@ -168,5 +171,20 @@ describe('createApp defaults', () => {
     const b = createApp({ root: '/nonexistent', configDir: '/nonexistent', dataDir: '/nonexistent' });
     expect(a.services.options.token).toMatch(/^[0-9a-f]{48}$/);
     expect(a.services.options.token).not.toBe(b.services.options.token);
+  });
+});
+
+describe('base URL validation', () => {
+  it.each([
+    ['nb', '/nb/'],
+    ['/nb', '/nb/'],
+    ['//nb//x//', '/nb/x/'],
+    ['', '/'],
+  ])('normalizes %j to %s', (input, expected) => {
+    expect(normalizeBaseUrl(input)).toBe(expected);
+  });
+
+  it.each(['/a b/', '/x?y/', '/x#y', '/a\\b/', '/../x/', '/./', '/<script>/'])('refuses %j', (input) => {
+    expect(() => normalizeBaseUrl(input)).toThrow(/Invalid base URL/);
   });
 });
