@@ -1,0 +1,102 @@
+import * as protocol from '@nbserve/core/protocol';
+import * as zmq from 'zeromq';
+import { type ConnectionInfo, endpoint, type PortName } from './connection.js';
+
+type JupyterMessage = protocol.JupyterMessage;
+
+/** A request as received on a ROUTER socket, with the identities to answer it. */
+export interface Incoming {
+  identities: Uint8Array[];
+  message: JupyterMessage;
+}
+
+/** Signatures already seen; a replayed message is dropped like a forged one. */
+const REPLAY_WINDOW = 10_000;
+
+/** zeromq@6 allows one send in flight per socket: sends are chained. */
+class SerialSender {
+  #tail: Promise<void> = Promise.resolve();
+  constructor(private readonly socket: zmq.Writable) {}
+  send(frames: Uint8Array[]): Promise<void> {
+    this.#tail = this.#tail
+      .then(() => this.socket.send(frames))
+      .catch((error: unknown) => {
+        process.stderr.write(`kernel-js: send failed: ${(error as Error).message}\n`);
+      });
+    return this.#tail;
+  }
+}
+
+/** The five kernel sockets of one connection file, bound and signing with its key. */
+export class KernelChannels {
+  readonly shell = new zmq.Router();
+  readonly control = new zmq.Router();
+  readonly stdin = new zmq.Router();
+  readonly iopub = new zmq.Publisher();
+  readonly hb = new zmq.Reply();
+  readonly signer: protocol.Signer;
+  readonly #senders = new Map<zmq.Writable, SerialSender>();
+  readonly #seen = new Set<string>();
+
+  constructor(readonly info: ConnectionInfo) {
+    this.signer = new protocol.Signer(info.key, info.signature_scheme);
+    for (const socket of [this.shell, this.control, this.stdin, this.iopub, this.hb]) {
+      socket.linger = 0;
+      this.#senders.set(socket, new SerialSender(socket));
+    }
+    this.iopub.sendHighWaterMark = 100_000;
+  }
+
+  /** Binds every socket; ports given as 0 are chosen now and written back into `info`. */
+  async bind(): Promise<ConnectionInfo> {
+    const pairs: [PortName, zmq.Socket][] = [
+      ['shell_port', this.shell],
+      ['control_port', this.control],
+      ['stdin_port', this.stdin],
+      ['iopub_port', this.iopub],
+      ['hb_port', this.hb],
+    ];
+    const info = { ...this.info };
+    for (const [name, socket] of pairs) {
+      await socket.bind(endpoint(info, info[name]));
+      const bound = socket.lastEndpoint ?? '';
+      const port = Number(/:(\d+)$/.exec(bound)?.[1] ?? /-(\d+)$/.exec(bound)?.[1] ?? info[name]);
+      info[name] = port;
+    }
+    return info;
+  }
+
+  /** Parses and authenticates one multipart message; null when it must be ignored. */
+  decode(frames: Uint8Array[]): Incoming | null {
+    try {
+      const wire = protocol.decodeWire(frames);
+      if (!this.signer.verify(wire.signature, wire.raw)) return null;
+      if (this.signer.enabled) {
+        const signature = Buffer.from(wire.signature).toString('latin1');
+        if (this.#seen.has(signature)) return null;
+        this.#seen.add(signature);
+        if (this.#seen.size > REPLAY_WINDOW) this.#seen.delete(this.#seen.values().next().value as string);
+      }
+      const message = protocol.fromRaw(wire.raw);
+      if (typeof message.header?.msg_type !== 'string' || typeof message.content !== 'object' || !message.content) {
+        return null;
+      }
+      return { identities: wire.identities, message };
+    } catch {
+      return null;
+    }
+  }
+
+  send(socket: zmq.Writable, message: protocol.JupyterMessage<unknown>, identities: Uint8Array[] = []): Promise<void> {
+    const frames = protocol.encodeWire(protocol.toRaw(message), this.signer, identities);
+    return (this.#senders.get(socket) as SerialSender).send(frames);
+  }
+
+  sendRaw(socket: zmq.Writable, frames: Uint8Array[]): Promise<void> {
+    return (this.#senders.get(socket) as SerialSender).send(frames);
+  }
+
+  close(): void {
+    for (const socket of [this.shell, this.control, this.stdin, this.iopub, this.hb]) socket.close();
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The built-in kernel process: `node main.js -f <connection_file> [--language typescript]`.
+ * Kept free of anything but the protocol so it starts fast.
+ */
+import { parseArgs } from 'node:util';
+import type { Language } from './engine/messages.js';
+import { JsKernel } from './kernel.js';
+import { watchParent } from './parent-watch.js';
+
+const { values } = parseArgs({
+  options: {
+    f: { type: 'string', short: 'f' },
+    language: { type: 'string', default: 'javascript' },
+  },
+  strict: false,
+});
+
+const connectionFile = typeof values.f === 'string' ? values.f : undefined;
+const language = values.language === 'typescript' ? 'typescript' : ('javascript' as Language);
+if (!connectionFile) {
+  process.stderr.write('usage: kernel-js -f <connection_file> [--language javascript|typescript]\n');
+  process.exit(2);
+}
+
+const kernel = await JsKernel.start({ connectionFile, language });
+
+// With interrupt_mode "signal" the launcher sends SIGINT to our process group.
+process.on('SIGINT', () => void kernel.interrupt());
+process.on('SIGTERM', () => void kernel.close(0));
+watchParent(() => void kernel.close(0));
