@@ -98,6 +98,14 @@ describe('/api/nbconvert and /nbconvert', () => {
     expect(await fromV3.text()).toContain('x = 1');
   });
 
+  it("the notebook format is the file without the server's transient keys", async () => {
+    const res = await s.fetch(`/nbconvert/notebook/sub%20dir/${encodeURIComponent('Report é.ipynb')}?download=true`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toContain('.ipynb');
+    const nb = (await res.json()) as { cells: { metadata: Record<string, unknown> }[] };
+    expect(nb.cells.map((c) => c.metadata)).toEqual([{}, {}]);
+  });
+
   it('delegates other formats to nbconvert', async () => {
     const res = await s.fetch(`/nbconvert/latex/sub%20dir/${encodeURIComponent('Report é.ipynb')}`);
     expect(res.status).toBe(200);

@@ -1,3 +1,4 @@
+import { stripTransient } from '../contents/nbformat/lines.js';
 import { notFound } from '../errors.js';
 import { HtmlExporter } from './html-exporter.js';
 import { MarkdownExporter } from './markdown-exporter.js';
@@ -42,7 +43,12 @@ export class ExportManager {
   async export(format: string, notebook: unknown, name: string): Promise<ExportResult> {
     const exporter = (await this.exporters()).get(format);
     if (!exporter) throw notFound(`No exporter for format: ${format}`);
-    return exporter.export({ notebook: parseExportNotebook(notebook), name });
+    // Transient keys (cell `trusted`, `orig_nbformat`) are the server's, not the notebook's.
+    const clean =
+      typeof notebook === 'object' && notebook !== null
+        ? stripTransient(notebook as Record<string, unknown>)
+        : notebook;
+    return exporter.export({ notebook: parseExportNotebook(clean), name });
   }
 
   private exporters(): Promise<Map<string, Exporter>> {
