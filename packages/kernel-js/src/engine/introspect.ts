@@ -14,6 +14,9 @@ const KEYWORDS = [
 
 const MAX_MATCHES = 1000;
 const IDENT = String.raw`[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*`;
+const PARTIAL = /[\p{ID_Continue}$\u200c\u200d]*$/u;
+/** An identifier chain `a.b?.c` ending the text, not itself preceded by a dot or name. */
+const CHAIN_END = new RegExp(String.raw`(?<![\p{ID_Continue}$.\u200c\u200d])(${IDENT}(?:\s*\??\.\s*${IDENT})*)$`, 'u');
 /** `a.b?.c` (possibly ending in a dot and a partial name) directly before the cursor. */
 const CHAIN_BEFORE = new RegExp(
   String.raw`(?<!\p{ID_Continue}|[$.\u200c\u200d])((?:${IDENT}\s*\??\.\s*)*)(${IDENT})?$`,
@@ -81,24 +84,32 @@ function safeSource(fn: unknown): string {
   }
 }
 
+/** Where completion applies: the partial name before the cursor and what it is a property of. */
+function completionTarget(before: string): { partial: string; owner: { found: boolean; value: unknown } | null } {
+  const partial = PARTIAL.exec(before)?.[0] ?? '';
+  const head = before.slice(0, before.length - partial.length).trimEnd();
+  if (!head.endsWith('.')) return { partial, owner: null };
+  const receiver = head.slice(0, head.endsWith('?.') ? -2 : -1).trimEnd();
+  const chain = CHAIN_END.exec(receiver);
+  if (chain?.[1]) return { partial, owner: lookup(chain[1].split(/\??\./).map((p) => p.trim())) };
+  // Literal receivers: `"text".`, `[1, 2].`, `42 .`, `/re/.`
+  const last = receiver.at(-1) ?? '';
+  if (`'"\``.includes(last)) return { partial, owner: { found: true, value: '' } };
+  if (last === ']') return { partial, owner: { found: true, value: [] } };
+  if (/[0-9]/.test(last)) return { partial, owner: { found: true, value: 0 } };
+  return { partial, owner: { found: false, value: undefined } };
+}
+
 export function complete(code: string, cursorPos: number): Record<string, unknown> {
   const cursor = toUnitIndex(code, cursorPos);
-  const match = CHAIN_BEFORE.exec(code.slice(0, cursor));
-  const chain = match?.[1] ?? '';
-  const partial = match?.[2] ?? '';
-  const path = chain
-    .split(/\??\./)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const isGlobal = path.length === 0;
-  let candidates: string[];
-  let owner: unknown = globalThis;
-  if (isGlobal) candidates = [...propertyNames(globalThis), ...KEYWORDS];
-  else {
-    const target = lookup(path);
-    owner = target.value;
-    candidates = target.found ? propertyNames(target.value) : [];
-  }
+  const { partial, owner: target } = completionTarget(code.slice(0, cursor));
+  const isGlobal = target === null;
+  const owner: unknown = isGlobal ? globalThis : target.value;
+  const candidates = isGlobal
+    ? [...propertyNames(globalThis), ...KEYWORDS]
+    : target.found
+      ? propertyNames(target.value)
+      : [];
   const matches = [...new Set(candidates)]
     .filter((name) => name.startsWith(partial) && /^[\p{ID_Start}$_][\p{ID_Continue}$]*$/u.test(name))
     .sort((a, b) => Number(a.startsWith('_')) - Number(b.startsWith('_')) || a.localeCompare(b))

@@ -228,7 +228,7 @@ export function transformCell(source: string): TransformedCell {
     }
   }
 
-  const hasResult = last?.type === 'ExpressionStatement' && typeof last.directive !== 'string';
+  const hasResult = last?.type === 'ExpressionStatement';
   if (!needsAsync) return { code: applyEdits(source, edits), isAsync: false, hasResult, firstLineShift: 0 };
 
   if (hasResult && last) {
