@@ -4,18 +4,19 @@ import { REPO_ROOT } from './workspace.js';
 
 /**
  * Compiled output is measured only when it is current: returns why `builtFile` cannot be used
- * (missing, or older than a `.ts` file under `packages/<pkg>/src`), or undefined when it can.
+ * (missing, or some `packages/<pkg>/src/X.ts` is newer than its `dist/X.js`, i.e. `tsc -b` has
+ * not run since), or undefined when it can.
  */
 export function staleBuildProblem(builtFile: string, packages: string[]): string | undefined {
-  const shown = relative(REPO_ROOT, builtFile);
-  if (!existsSync(builtFile)) return `${shown} does not exist (pnpm build)`;
-  const built = statSync(builtFile).mtimeMs;
+  if (!existsSync(builtFile)) return `${relative(REPO_ROOT, builtFile)} does not exist (pnpm build)`;
   for (const pkg of packages) {
     const src = join(REPO_ROOT, 'packages', pkg, 'src');
     if (!existsSync(src)) continue;
     for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
-      if (file.endsWith('.ts') && statSync(join(src, file)).mtimeMs > built) {
-        return `${shown} is older than packages/${pkg}/src/${file} (pnpm build)`;
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
+      const out = join(REPO_ROOT, 'packages', pkg, 'dist', file.replace(/\.ts$/, '.js'));
+      if (!existsSync(out) || statSync(out).mtimeMs < statSync(join(src, file)).mtimeMs) {
+        return `packages/${pkg}/dist is older than src/${file} (npx tsc -b)`;
       }
     }
   }
