@@ -19,6 +19,7 @@ import {
   RstService,
   SessionManager,
 } from '@nbserve/core';
+import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
@@ -134,7 +135,9 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
   const warn = (message: string) => options.logger.warn(message);
   const kernelspecs = new KernelSpecManager({
     ...(options.kernelSpecDirs ? { dirs: [...options.kernelSpecDirs] } : {}),
-    ...(options.builtinKernelSpecs ? { builtin: [...options.builtinKernelSpecs] } : {}),
+    // The built-in JavaScript and TypeScript kernels are always offered unless the embedder
+    // passes its own list (an empty list turns them off).
+    builtin: [...(options.builtinKernelSpecs ?? builtinKernelSpecs())],
     ...(options.defaultKernelName ? { defaultName: options.defaultKernelName } : {}),
     ...(options.allowedKernelSpecs ? { allowed: [...options.allowedKernelSpecs] } : {}),
     warn,
