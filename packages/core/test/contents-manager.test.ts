@@ -266,6 +266,7 @@ describe.each([
   });
 
   it('validates save bodies with Jupyter messages and writes nothing on error', async () => {
+    await cm.store.write('a.txt', new TextEncoder().encode('kept'));
     await expectError(cm.save('a.txt', {}), 'bad-request', 'No file type provided');
     await expectError(cm.save('a.txt', { type: 'file' }), 'bad-request', 'No file content provided');
     await expectError(
@@ -287,12 +288,24 @@ describe.each([
       'bad-request',
       /Invalid path/,
     );
-    expect((await cm.get('')).content).toEqual([]);
+    expect(((await cm.get('')).content as ContentsModel[]).map((m) => m.name)).toEqual(['a.txt']);
+    expect((await cm.get('a.txt')).content).toBe('kept');
+  });
+
+  it('creates empty files and notebooks for a PUT without content to a new path, as jupyter_server new()', async () => {
+    const nb = await cm.save('fresh.ipynb', {});
+    expect(nb).toMatchObject({ created: true, model: { type: 'notebook' } });
+    expect((await cm.get('fresh.ipynb')).content).toEqual({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    const file = await cm.save('fresh.py', { format: 'text', content: 'x = 1' });
+    expect(file.model).toMatchObject({ type: 'file', size: 5 });
+    expect((await cm.save('empty.txt', { type: 'file' })).model.size).toBe(0);
+    await expectError(cm.save('fresh.py', {}), 'bad-request', 'No file type provided');
   });
 
   it('makes directories with PUT and refuses a directory over a file and vice versa', async () => {
     expect((await cm.save('d', { type: 'directory' })).created).toBe(true);
-    expect((await cm.save('d', { type: 'directory' })).model.type).toBe('directory');
+    // an existing directory counts as created too (201), as in jupyter_server
+    expect(await cm.save('d', { type: 'directory' })).toMatchObject({ created: true, model: { type: 'directory' } });
     await cm.save('f', { type: 'file', format: 'text', content: '' });
     await expectError(cm.save('f', { type: 'directory' }), 'bad-request', 'Not a directory: f');
     await expectError(cm.save('d', { type: 'file', format: 'text', content: '' }), 'bad-request', 'd is a directory');

@@ -236,14 +236,14 @@ function validSegments(path: string): string[] {
 }
 
 const STAT_BATCH = 256;
-const SLOW_BATCH_MS = 15;
+const SLOW_BATCH_MS = 50;
 
 /**
  * Stats many paths without one awaited round trip each. On a local disk a stat is served from
  * the dentry cache in microseconds, and small synchronous batches (yielding to the event loop
  * between them) are about 3x faster than 10,000 promises through libuv's 4-thread pool. On a
- * slow file system (NFS, FUSE) a synchronous batch would stall the server, so the first slow
- * batch switches the rest to parallel asynchronous stats. Unreadable entries come back `null`.
+ * slow file system (NFS, FUSE) a synchronous batch would stall the server, so the first batch
+ * slower than 50 ms switches the rest to parallel asynchronous stats. Unreadable entries come back `null`.
  */
 async function statMany(paths: readonly string[]): Promise<(Stats | null)[]> {
   const out: (Stats | null)[] = new Array(paths.length).fill(null);

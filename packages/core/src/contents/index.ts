@@ -14,7 +14,7 @@ export {
 } from './manager.js';
 export { MemoryCheckpointStore } from './memory-checkpoints.js';
 export { MemoryStore } from './memory-store.js';
-export { guessMimeType } from './mimetypes.js';
+export { guessMimeType, guessType } from './mimetypes.js';
 export type { CheckpointModel, ContentFormat, ContentsModel, ContentType } from './model.js';
 export * from './nbformat/index.js';
 export { allCellsTrusted, markCells, NotebookNotary } from './notary.js';

@@ -69,7 +69,10 @@ export interface SavePrecondition {
 
 export interface SaveResult {
   model: ContentsModel;
-  /** True when nothing existed at the path before (PUT answers 201 instead of 200). */
+  /**
+   * True unless a file existed at the path before: PUT answers 201 instead of 200. As in
+   * jupyter_server, a directory PUT onto an existing directory also counts as created.
+   */
   created: boolean;
 }
 
@@ -174,23 +177,26 @@ export class ContentsManager {
 
   // --- write --------------------------------------------------------------------------------
 
-  async save(rawPath: string, input: SaveInput, precondition: SavePrecondition = {}): Promise<SaveResult> {
+  async save(rawPath: string, given: SaveInput, precondition: SavePrecondition = {}): Promise<SaveResult> {
     const path = normalizeApiPath(rawPath);
     if (path === '') throw badRequest('Cannot save over the root directory');
     if (this.isHidden(path)) throw badRequest(`Cannot create file or directory '${path}'`);
-    if (input.type === undefined) throw badRequest('No file type provided');
-    if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
-    const type = input.type as ContentType;
-    if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
 
     return this.#locks.run(path, async () => {
       const existing = await this.store.stat(path);
+      // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
+      // a missing content is an empty notebook or text file (the spec's "new empty notebook").
+      const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
+      if (input.type === undefined) throw badRequest('No file type provided');
+      if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
+      const type = input.type as ContentType;
+      if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
       await this.#checkPrecondition(path, existing, precondition);
       if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
       if (type === 'directory') {
         if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
         if (existing === null) await this.store.mkdir(path);
-        return { model: await this.get(path, { content: false }), created: existing === null };
+        return { model: await this.get(path, { content: false }), created: true };
       }
       if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
       let bytes: Uint8Array;
@@ -364,8 +370,21 @@ export class ContentsManager {
     const stat = await this.#visibleStat(path);
     if (stat.kind !== 'file') throw badRequest(`${path} is a directory, not a notebook`, 'bad type');
     const bytes = await this.store.read(path);
-    readNotebook(bytes, path); // only notebooks can be trusted
+    const { notebook } = readNotebook(bytes, path); // only notebooks can be trusted
     await this.#notary.sign(bytes);
+    await this.#notary.sign(serializeNotebook(notebook));
+  }
+
+  /**
+   * Signed as stored (the fast path: everything this server saved), or with the same content in
+   * nbformat's layout, so a trusted notebook written by another tool or copied stays trusted.
+   */
+  async #isTrusted(bytes: Uint8Array, notebook: Record<string, unknown>): Promise<boolean> {
+    try {
+      return (await this.#notary.isSigned(bytes)) || (await this.#notary.isSigned(serializeNotebook(notebook)));
+    } catch {
+      return false; // an unreadable signature store costs trust, not the notebook
+    }
   }
 
   /** Trust is a convenience: failing to record it (unwritable data dir) must not fail the save. */
@@ -465,8 +484,7 @@ export class ContentsManager {
     model.size = bytes.byteLength;
     if (wantContent) {
       const parsed = readNotebook(bytes, path);
-      const trusted = await this.#notary.isSigned(bytes).catch(() => false);
-      model.content = markCells(parsed.notebook, trusted);
+      model.content = markCells(parsed.notebook, await this.#isTrusted(bytes, parsed.notebook));
       model.format = 'json';
       if (parsed.validationMessage !== null) model.message = parsed.validationMessage;
     }
@@ -528,6 +546,14 @@ export class ContentsManager {
       else await this.store.write(target, await this.store.read(source));
     }
   }
+}
+
+/** jupyter_server's `ContentsManager.new()` defaults for a PUT that creates a file. */
+function withNewFileDefaults(path: string, input: SaveInput): SaveInput {
+  const type = input.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
+  if (input.content !== undefined || type === 'directory') return { ...input, type };
+  if (type === 'notebook') return { ...input, type, content: newNotebook(), format: 'json' };
+  return { ...input, type: 'file', content: '', format: 'text' };
 }
 
 function sha256(bytes: Uint8Array): string {

@@ -14,7 +14,6 @@ const TYPES: Record<string, string> = {
   '.mjs': 'text/javascript',
   '.ts': 'text/x-typescript',
   '.json': 'application/json',
-  '.ipynb': 'application/x-ipynb+json',
   '.xml': 'application/xml',
   '.yaml': 'application/yaml',
   '.yml': 'application/yaml',
@@ -40,10 +39,6 @@ const TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
   '.zip': 'application/zip',
   '.tar': 'application/x-tar',
-  '.gz': 'application/gzip',
-  '.tgz': 'application/gzip',
-  '.bz2': 'application/x-bzip2',
-  '.xz': 'application/x-xz',
   '.wasm': 'application/wasm',
   '.mp3': 'audio/mpeg',
   '.wav': 'audio/x-wav',
@@ -59,9 +54,49 @@ const TYPES: Record<string, string> = {
   '.h5': 'application/x-hdf5',
 };
 
-/** Guesses a MIME type from the file name's last extension; `null` when unknown. */
-export function guessMimeType(name: string): string | null {
+/** Compression suffixes: Python reports them as the *encoding* of the type inside (`.tar.gz`). */
+const ENCODINGS: Record<string, string> = {
+  '.gz': 'gzip',
+  '.bz2': 'bzip2',
+  '.xz': 'xz',
+  '.Z': 'compress',
+  '.br': 'br',
+};
+const SUFFIXES: Record<string, string> = {
+  '.tgz': '.tar.gz',
+  '.taz': '.tar.gz',
+  '.tz': '.tar.gz',
+  '.tbz2': '.tar.bz2',
+  '.txz': '.tar.xz',
+};
+
+function extension(name: string): string | null {
   const dot = name.lastIndexOf('.');
-  if (dot <= 0) return null;
-  return TYPES[name.slice(dot).toLowerCase()] ?? null;
+  return dot <= 0 ? null : name.slice(dot);
+}
+
+/**
+ * Python's `mimetypes.guess_type`: `[type, encoding]` from the name, so `data.tar.gz` is an
+ * `application/x-tar` with encoding `gzip` and a bare `x.gz` has no type, only the encoding.
+ */
+export function guessType(name: string): { type: string | null; encoding: string | null } {
+  let base = name;
+  let ext = extension(base);
+  const expanded = ext ? SUFFIXES[ext.toLowerCase()] : undefined;
+  if (ext && expanded) {
+    base = base.slice(0, -ext.length) + expanded;
+    ext = extension(base);
+  }
+  let encoding: string | null = null;
+  if (ext && ENCODINGS[ext] !== undefined) {
+    encoding = ENCODINGS[ext] ?? null;
+    base = base.slice(0, -ext.length);
+    ext = extension(base);
+  }
+  return { type: ext ? (TYPES[ext.toLowerCase()] ?? null) : null, encoding };
+}
+
+/** The MIME type of the contents model (`mimetype`): the type part of `guessType`. */
+export function guessMimeType(name: string): string | null {
+  return guessType(name).type;
 }

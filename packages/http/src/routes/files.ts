@@ -1,4 +1,4 @@
-import { type ByteRange, guessMimeType } from '@nbserve/core';
+import { type ByteRange, guessType } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../env.js';
@@ -21,7 +21,7 @@ async function serveFile(c: Context<NbserveEnv>): Promise<Response> {
   const path = segments.join('/');
   const query = v.parse(FilesQuery, c.req.query());
   const name = segments.at(-1) ?? '';
-  const knownType = contentType(name, guessMimeType(name));
+  const knownType = contentType(name);
   // Ranges (media seeking, resumed downloads) only where the type does not depend on sniffing.
   const rangeHeader = knownType === null ? undefined : c.req.header('Range');
   let unsatisfiable = false;
@@ -93,10 +93,14 @@ export function parseRange(header: string, size: number): ByteRange | 'unsatisfi
   return { start, end };
 }
 
-function contentType(name: string, guessed: string | null): string | null {
+/** jupyter_server's FilesHandler rules; `null` when only the bytes can tell (sniffed). */
+function contentType(name: string): string | null {
   if (name.endsWith('.ipynb')) return 'application/x-ipynb+json';
-  if (guessed === 'text/plain') return 'text/plain; charset=UTF-8';
-  return guessed;
+  const { type, encoding } = guessType(name);
+  if (encoding === 'gzip') return 'application/gzip';
+  if (encoding !== null) return 'application/octet-stream';
+  if (type === 'text/plain') return 'text/plain; charset=UTF-8';
+  return type;
 }
 
 /** Tornado's `set_attachment_header`: RFC 5987 so any file name survives. */
