@@ -1,5 +1,6 @@
 import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
 import { Command, Option } from 'commander';
+import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
 import { FLAGS, type FlagSpec, parseFlagValue } from './flags.js';
@@ -66,6 +67,17 @@ Examples:
     .option('--data-dir <dir>', 'where the login cookie secret lives', defaultDataDir())
     .action(async (opts: { configDir: string; dataDir: string }) => {
       setExitCode(await runPassword(opts));
+    });
+  program
+    .command('kernelspec')
+    .description("the built-in JavaScript and TypeScript kernels' specs")
+    .command('install')
+    .description('write the javascript and typescript kernelspecs into a Jupyter kernels directory')
+    .option('--user', 'install for the current user (~/.local/share/jupyter/kernels)')
+    .option('--sys-prefix', "install into the active Python environment's share/jupyter/kernels")
+    .option('--prefix <dir>', 'install into <dir>/share/jupyter/kernels')
+    .action(async (opts: KernelspecInstallFlags) => {
+      setExitCode(await runKernelspecInstall(opts));
     });
   return program;
 }

@@ -43,7 +43,9 @@ describe('typescript kernel', () => {
       ].join('\n'),
     );
     expect(defined.reply.content.status).toBe('ok');
-    const used = await kernel.execute('const total: number = shapes.reduce((s, x) => s + x.area(), 0);\n[total, Color.Green, basename("/a/b.ts")]');
+    const used = await kernel.execute(
+      'const total: number = shapes.reduce((s, x) => s + x.area(), 0);\n[total, Color.Green, basename("/a/b.ts")]',
+    );
     expect(value(used)).toBe("[ 9, 2, 'b.ts' ]");
   });
 
