@@ -61,6 +61,22 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'random 48 hex characters',
   },
   {
+    name: 'certfile',
+    type: 'string',
+    option: 'certfile',
+    valueName: 'file',
+    description: 'PEM certificate file; with --keyfile the server speaks HTTPS and WSS (cookies become Secure)',
+    defaultText: 'none (plain HTTP)',
+  },
+  {
+    name: 'keyfile',
+    type: 'string',
+    option: 'keyfile',
+    valueName: 'file',
+    description: 'PEM private key file for --certfile',
+    defaultText: 'none',
+  },
+  {
     name: 'base-url',
     type: 'string',
     option: 'baseUrl',

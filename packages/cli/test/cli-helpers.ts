@@ -33,6 +33,13 @@ export async function tempDirs() {
 export type Dirs = Awaited<ReturnType<typeof tempDirs>>;
 
 let sandbox: string | null = null;
+const live = new Set<ChildProcess>();
+
+/** Kills every CLI a test started and that is still running (a failed test must not leak servers). */
+export function killLeftovers(): void {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+}
 
 /** Defaults that keep a run that forgets its flags out of the real home directory. */
 function sandboxEnv(): NodeJS.ProcessEnv {
@@ -59,6 +66,8 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
     env: { ...env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.on('exit', () => live.delete(child));
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => {
@@ -73,7 +82,7 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
   });
   const url = new Promise<string>((resolve, reject) => {
     const check = () => {
-      const match = /(http:\/\/\S+)/.exec(out);
+      const match = /(https?:\/\/\S+)/.exec(out);
       if (match?.[1]) resolve(match[1]);
     };
     child.stdout?.on('data', check);

@@ -2,13 +2,14 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { verifyPassword } from '@nbserve/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dirs, isolated, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 let dirs: Dirs;
 beforeAll(async () => {
   dirs = await tempDirs();
 });
 afterAll(async () => {
+  killLeftovers();
   await fs.rm(dirs.dir, { recursive: true, force: true });
   await removeSandbox();
 });

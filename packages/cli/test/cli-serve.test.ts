@@ -3,13 +3,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLAGS } from '../src/flags.js';
-import { type Dirs, isolated, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 let dirs: Dirs;
 beforeAll(async () => {
   dirs = await tempDirs();
 });
 afterAll(async () => {
+  killLeftovers();
   await fs.rm(dirs.dir, { recursive: true, force: true });
   await removeSandbox();
 });
@@ -196,5 +197,41 @@ describe('bad option values that only the server can judge', () => {
     const cli = runCli([...isolated(dirs), '--base-url=/a?b', dirs.root]);
     expect((await cli.exit).code).toBe(1);
     expect(cli.stderr()).toContain('Invalid base URL');
+  });
+});
+
+describe('HTTPS from the command line', () => {
+  it('--certfile and --keyfile serve https and print an https URL', async () => {
+    const certfile = path.join(dirs.dir, 'cert.pem');
+    const keyfile = path.join(dirs.dir, 'key.pem');
+    const { execFileSync } = await import('node:child_process');
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'].concat([
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        keyfile,
+        '-out',
+        certfile,
+      ]),
+      { stdio: 'ignore' },
+    );
+    const cli = runCli([...isolated(dirs), `--certfile=${certfile}`, `--keyfile=${keyfile}`, dirs.root]);
+    const url = await cli.url;
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+    const https = await import('node:https');
+    const ca = await fs.readFile(certfile);
+    const status = await new Promise<number>((resolve, reject) => {
+      https
+        .get(`${url.split('?')[0]}api`, { ca }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', reject);
+    });
+    expect(status).toBe(200);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
   });
 });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer, getRequestListener, type WebSocketServerLike } from '@hono/node-server';
@@ -25,10 +27,29 @@ export interface ListenOptions {
   ip?: string;
   /** How many following ports to try when the port is busy; 0 fails at once. Default 50. */
   portRetries?: number;
+  /** PEM certificate (chain) file: with `keyfile`, serves HTTPS and WSS. */
+  certfile?: string;
+  /** PEM private key file for `certfile`. */
+  keyfile?: string;
+}
+
+/** The TLS key pair to serve with, or null for plain HTTP; one file without the other is an error. */
+function readTls(options: ListenOptions): { cert: Buffer; key: Buffer } | null {
+  const { certfile, keyfile } = options;
+  if (!certfile && !keyfile) return null;
+  if (!certfile || !keyfile) throw new Error('HTTPS needs both a certificate file and a key file');
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`Cannot read the ${what} file ${file}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: read(certfile, 'certificate'), key: read(keyfile, 'key') };
 }
 
 export interface RunningServer {
-  /** Base URL without the token, e.g. `http://127.0.0.1:8888/`. */
+  /** Base URL without the token, e.g. `http://127.0.0.1:8888/` (`https:` with a certificate). */
   url: string;
   port: number;
   server: Server;
@@ -91,11 +112,13 @@ export async function listen(
   app: FetchApp,
   options: ListenOptions & { baseUrl?: string; onClose?: () => Promise<void> },
 ): Promise<RunningServer> {
+  const tls = readTls(options);
   const wss = newWebSocketServer();
   const server = createAdaptorServer({
     fetch: app.fetch,
     // ws's WebSocketServer is structurally what node-server expects; exactOptionalPropertyTypes needs the cast.
     websocket: { server: wss as unknown as WebSocketServerLike },
+    ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
   }) as Server;
   const ip = options.ip ?? '127.0.0.1';
   const address = await listenWithRetries(server, options.port ?? 8888, ip, options.portRetries ?? 50);
@@ -118,7 +141,7 @@ export async function listen(
     return closing;
   };
   return {
-    url: `http://${displayHost(ip)}:${address.port}${options.baseUrl ?? '/'}`,
+    url: `${tls ? 'https' : 'http'}://${displayHost(ip)}:${address.port}${options.baseUrl ?? '/'}`,
     port: address.port,
     server,
     close,
@@ -130,13 +153,15 @@ export type ServeOptions = CreateAppOptions & ListenOptions;
 
 /** Builds the nbserve app and serves it; `POST /api/shutdown` and `close()` both stop it cleanly. */
 export async function serve(options: ServeOptions): Promise<RunningServer & { app: NbserveApp }> {
-  const { port, portRetries, ...appOptions } = options;
+  const { port, portRetries, certfile, keyfile, ...appOptions } = options;
   const app = createApp(appOptions);
   let running: RunningServer;
   try {
     running = await listen(app, {
       ...(port === undefined ? {} : { port }),
       ...(portRetries === undefined ? {} : { portRetries }),
+      ...(certfile === undefined ? {} : { certfile }),
+      ...(keyfile === undefined ? {} : { keyfile }),
       ip: app.services.options.ip,
       baseUrl: app.services.options.baseUrl,
       onClose: () => app.close(),
