@@ -26,4 +26,4 @@ export {
   type SignatureStore,
 } from './signature-stores.js';
 export type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
-export { isoTimestamp, parseTimestamp } from './timestamps.js';
+export { isoTimestamp, parseTimestampMicros } from './timestamps.js';

@@ -18,7 +18,7 @@ import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nb
 import { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
 import type { ByteRange, ContentsStore, StoreStat } from './store.js';
-import { isoTimestamp, parseTimestamp } from './timestamps.js';
+import { isoTimestamp, parseTimestampMicros } from './timestamps.js';
 
 export interface ContentsManagerOptions {
   store: ContentsStore;
@@ -241,12 +241,12 @@ export class ContentsManager {
       new NbserveError('conflict', `File changed on disk since it was loaded: ${path}`, { reason: 'changed on disk' });
     if (existing?.kind !== 'file') throw changed();
     if (expected.lastModified !== undefined) {
-      const expectedMs = parseTimestamp(expected.lastModified);
-      if (expectedMs === null) throw badRequest(`Invalid timestamp: ${expected.lastModified}`);
+      const expectedMicros = parseTimestampMicros(expected.lastModified);
+      if (expectedMicros === null) throw badRequest(`Invalid timestamp: ${expected.lastModified}`);
       // Compare at the precision the client sent: seconds for RFC 1123, microseconds for ISO.
       const precise = /\.\d/.test(expected.lastModified);
       const actual = precise ? Math.floor(existing.mtimeMs * 1000) : Math.floor(existing.mtimeMs / 1000) * 1_000_000;
-      if (actual > Math.floor(expectedMs * 1000)) throw changed();
+      if (actual > expectedMicros) throw changed();
     }
     if (expected.hash !== undefined) {
       const want = expected.hash.trim().replace(/^W\//, '').replace(/^"|"$/g, '').toLowerCase();

@@ -11,15 +11,17 @@ export function isoTimestamp(epochMs: number): string {
   return `${date.slice(0, 19)}.${String(microsInSecond).padStart(6, '0')}Z`;
 }
 
-/** Parses an ISO or RFC 1123 timestamp to epoch ms, keeping microseconds; `null` when unparsable. */
-export function parseTimestamp(text: string): number | null {
+/**
+ * Parses an ISO or RFC 1123 timestamp to whole microseconds since the epoch (integer arithmetic,
+ * so an ISO `last_modified` we produced compares exactly); `null` when unparsable.
+ */
+export function parseTimestampMicros(text: string): number | null {
   const iso = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(text.trim());
   if (iso) {
     const base = Date.parse(`${iso[1]}${iso[3]}`);
     if (Number.isNaN(base)) return null;
-    const fraction = iso[2] ? Number(`0.${iso[2]}`) * 1000 : 0;
-    return base + fraction;
+    return base * 1000 + Number((iso[2] ?? '').padEnd(6, '0').slice(0, 6));
   }
   const parsed = Date.parse(text);
-  return Number.isNaN(parsed) ? null : parsed;
+  return Number.isNaN(parsed) ? null : parsed * 1000;
 }
