@@ -104,6 +104,19 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
     expect(full.headers.get('Accept-Ranges')).toBe('bytes');
   });
 
+  it('answers 304 to a conditional GET of an unchanged file', async () => {
+    const first = await t.request('GET', '/files/notes.txt');
+    const lastModified = first.headers.get('Last-Modified') as string;
+    await first.arrayBuffer();
+    const again = await t.request('GET', '/files/notes.txt', { headers: { 'If-Modified-Since': lastModified } });
+    expect(again.status).toBe(304);
+    expect((await again.arrayBuffer()).byteLength).toBe(0);
+    const older = new Date(Date.parse(lastModified) - 60_000).toUTCString();
+    const changed = await t.request('GET', '/files/notes.txt', { headers: { 'If-Modified-Since': older } });
+    expect(changed.status).toBe(200);
+    expect(await changed.text()).toBe('plain text\n');
+  });
+
   it('answers HEAD with the headers and no body', async () => {
     const res = await t.request('HEAD', '/files/big.bin');
     expect(res.status).toBe(200);
@@ -116,6 +129,34 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
       const res = await t.request('GET', path);
       expect(res.status, path).toBe(404);
       expect(await res.text()).not.toContain(fx.root);
+    }
+  });
+});
+
+describe('with allowHidden', () => {
+  it('lists, reads and serves dot-files, and still keeps escapes out', async () => {
+    const fx = await makeContentsFixture({ allowHidden: true });
+    const t = inProcess(fx.app);
+    try {
+      await fs.writeFile(nodePath.join(fx.root, '.env'), 'KEY=1');
+      await fs.mkdir(nodePath.join(fx.root, '.config'));
+      const listing = (await (await t.request('GET', '/api/contents')).json()) as { content: { name: string }[] };
+      expect(listing.content.map((m) => m.name).sort()).toEqual(['.config', '.env']);
+      const model = (await (await t.request('GET', '/api/contents/.env')).json()) as { content: string };
+      expect(model.content).toBe('KEY=1');
+      const file = await t.request('GET', '/files/.env');
+      expect(file.status).toBe(200);
+      expect(await file.text()).toBe('KEY=1');
+      const put = await t.request('PUT', '/api/contents/.config/settings.json', {
+        body: JSON.stringify({ type: 'file', format: 'text', content: '{}' }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(put.status).toBe(201);
+      const escape = await t.request('GET', '/api/contents/.config/..%2F..%2Fetc');
+      expect(escape.status).toBe(400);
+    } finally {
+      await t.close();
+      await fx.cleanup();
     }
   });
 });

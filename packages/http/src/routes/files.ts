@@ -53,8 +53,14 @@ async function serveFile(c: Context<NbserveEnv>): Promise<Response> {
   };
   const download = query.download !== undefined && !['', '0', 'false'].includes(query.download.toLowerCase());
   if (download || file.name.endsWith('.ipynb')) headers['Content-Disposition'] = attachment(file.name);
-  let status: 200 | 206 | 416 = 200;
-  if (unsatisfiable) {
+  let status: 200 | 206 | 304 | 416 = 200;
+  const since = c.req.header('If-Modified-Since');
+  const sinceMs = since ? Date.parse(since) : Number.NaN;
+  if (!Number.isNaN(sinceMs) && Math.floor(file.lastModifiedMs / 1000) * 1000 <= sinceMs) {
+    // Images in rendered Markdown are fetched again on every view: let the browser keep its copy.
+    status = 304;
+    delete headers['Content-Length'];
+  } else if (unsatisfiable) {
     status = 416;
     headers['Content-Range'] = `bytes */${file.size}`;
     headers['Content-Length'] = '0';
@@ -63,7 +69,7 @@ async function serveFile(c: Context<NbserveEnv>): Promise<Response> {
     headers['Content-Range'] = `bytes ${file.range.start}-${file.range.end}/${file.size}`;
     headers['Content-Length'] = String(file.range.end - file.range.start + 1);
   }
-  if (c.req.method === 'HEAD' || status === 416) {
+  if (c.req.method === 'HEAD' || status === 416 || status === 304) {
     await stream.cancel();
     return new Response(null, { status, headers });
   }
