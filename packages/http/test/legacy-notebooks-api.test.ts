@@ -251,6 +251,10 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
     expect(byName.status).toBe(302);
     expect(byName.headers.get('location')).toBe(`/${id}`);
     expect((await s.fetch('/Nope.ipynb')).status).toBe(404);
+    await fs.mkdir(nodePath.join(s.root, 'Folder.ipynb'));
+    expect((await s.fetch('/Folder.ipynb')).status).toBe(404);
+    expect((await list()).map((e) => e.name)).not.toContain('Folder');
+    await fs.rmdir(nodePath.join(s.root, 'Folder.ipynb'));
     expect((await s.fetch('/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 

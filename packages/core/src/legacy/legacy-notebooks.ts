@@ -72,9 +72,12 @@ export class LegacyNotebooks {
 
   /** The id of an existing top-level notebook path (e.g. `/<name>.ipynb` redirects). */
   async idOf(path: string): Promise<string> {
-    if (path.includes('/') || !path.endsWith('.ipynb') || !(await this.contents.exists(path))) {
-      throw notFound(`Notebook does not exist: ${path}`);
-    }
+    const isNotebook =
+      !path.includes('/') &&
+      path.endsWith('.ipynb') &&
+      (await this.contents.exists(path)) &&
+      (await this.contents.get(path, { content: false })).type === 'notebook';
+    if (!isNotebook) throw notFound(`Notebook does not exist: ${path}`);
     return this.registry.idFor(path);
   }
 
