@@ -27,7 +27,12 @@ const REMEMBERED_CELLS = 1000;
 export interface KernelOptions {
   connectionFile: string;
   language: Language;
+  /** An execution thread already booting (main.ts starts it before loading ZeroMQ). */
+  engine?: EngineThread;
 }
+
+/** Requests that need the execution thread; the others are answered while it still boots. */
+const NEEDS_ENGINE = new Set(['execute_request', 'complete_request', 'inspect_request']);
 
 /**
  * The protocol side of the kernel: five ZeroMQ sockets, the serial shell queue, control
@@ -53,10 +58,10 @@ export class JsKernel {
   #nextRequest = 1;
   #closing = false;
 
-  private constructor(channels: KernelChannels, language: Language) {
+  private constructor(channels: KernelChannels, language: Language, engine: EngineThread) {
     this.#channels = channels;
     this.#language = language;
-    this.#engine = new EngineThread(language);
+    this.#engine = engine;
     this.#engine.on('message', (message) => this.#fromWorker(message));
     this.#engine.on('exit', (code) => {
       if (this.#closing) return;
@@ -71,7 +76,7 @@ export class JsKernel {
     const channels = new KernelChannels(info);
     const bound = await channels.bind();
     if (!existed || hasZeroPort(info)) await writeConnectionFile(options.connectionFile, bound);
-    const kernel = new JsKernel(channels, options.language);
+    const kernel = new JsKernel(channels, options.language, options.engine ?? new EngineThread(options.language));
     kernel.#serve(channels.shell, (incoming) => kernel.#enqueueShell(incoming));
     kernel.#serve(channels.control, (incoming) => kernel.#control(incoming));
     kernel.#serve(channels.stdin, (incoming) => kernel.#stdin(incoming));
@@ -132,9 +137,9 @@ export class JsKernel {
   #enqueueShell(incoming: Incoming): void {
     const epoch = this.#abortEpoch;
     this.#shellQueue = this.#shellQueue.then(async () => {
-      await this.#engine.ready();
-      if (this.#closing) return;
       const parent = incoming.message.header;
+      if (NEEDS_ENGINE.has(parent.msg_type)) await this.#engine.ready();
+      if (this.#closing) return;
       this.#publish('status', { execution_state: 'busy' }, parent);
       try {
         if (epoch !== this.#abortEpoch && parent.msg_type === 'execute_request') {

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Language } from './engine/messages.js';
-import { JsKernel } from './kernel.js';
+import { EngineThread } from './engine-thread.js';
 import { watchParent } from './parent-watch.js';
 
 const { values } = parseArgs({
@@ -22,7 +22,13 @@ if (!connectionFile) {
   process.exit(2);
 }
 
-const kernel = await JsKernel.start({ connectionFile, language });
+// The execution thread boots on the other core while this one loads ZeroMQ and binds.
+const engine = new EngineThread(language);
+const { JsKernel } = await import('./kernel.js');
+const kernel = await JsKernel.start({ connectionFile, language, engine }).catch((error: Error) => {
+  process.stderr.write(`kernel-js: cannot start: ${error.message}\n`);
+  process.exit(1);
+});
 
 // With interrupt_mode "signal" the launcher sends SIGINT to our process group.
 process.on('SIGINT', () => void kernel.interrupt());
