@@ -48,7 +48,13 @@ describe('@jupyterlab/services KernelSpecManager', () => {
     const python = specs.specs?.kernelspecs.python3;
     expect(python?.display_name).toBe('Python 3 (ipykernel)');
     expect(python?.resources['logo-64x64']).toBe('/kernelspecs/python3/logo-64x64.png');
-    expect(Object.keys(specs.specs?.kernelspecs ?? {}).sort()).toEqual(['flood', 'mute', 'python3']);
+    expect(Object.keys(specs.specs?.kernelspecs ?? {}).sort()).toEqual([
+      'flood',
+      'javascript',
+      'mute',
+      'python3',
+      'typescript',
+    ]);
     const logo = await fx.api('GET', 'kernelspecs/python3/logo-64x64.png');
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
