@@ -39,6 +39,11 @@ async function execute(
   return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
 }
 
+/** The mime bundle of the first output of a type. */
+function dataOf(r: Awaited<ReturnType<typeof execute>>, type: string): Record<string, unknown> | undefined {
+  return (r.of(type)[0]?.content as { data?: Record<string, unknown> } | undefined)?.data;
+}
+
 describe('built-in kernelspecs through nbserve', () => {
   it('are always listed, with logos served under /kernelspecs/', async () => {
     const specs = new KernelSpecManager({ serverSettings: fx.settings() });
@@ -90,10 +95,8 @@ describe('@jupyterlab/services against the javascript kernel', () => {
     );
     expect(r.reply.content.status).toBe('ok');
     expect(r.of('stream')[0]?.content).toMatchObject({ name: 'stdout', text: 'n = 3\n' });
-    expect((r.of('display_data')[0]?.content as KernelMessage.IDisplayDataMsg['content']).data['text/markdown']).toBe(
-      '**md**',
-    );
-    expect((r.of('execute_result')[0]?.content as KernelMessage.IExecuteResultMsg['content']).data).toEqual({
+    expect(dataOf(r, 'display_data')?.['text/markdown']).toBe('**md**');
+    expect(dataOf(r, 'execute_result')).toEqual({
       'text/plain': '[ 1, 4, 9 ]',
     });
   });
@@ -121,7 +124,7 @@ describe('@jupyterlab/services against the javascript kernel', () => {
       expect((msg.content as KernelMessage.IInputRequestMsg['content']).prompt).toBe('who? ');
       kernel.sendInputReply({ status: 'ok', value: 'ada' }, msg.header as never);
     });
-    expect((r.of('execute_result')[0]?.content as KernelMessage.IExecuteResultMsg['content']).data).toEqual({
+    expect(dataOf(r, 'execute_result')).toEqual({
       'text/plain': "'ADA'",
     });
   });
@@ -133,7 +136,7 @@ describe('@jupyterlab/services against the javascript kernel', () => {
     const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
     expect(reply.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
     const after = await execute(kernel, 'items.length');
-    expect((after.of('execute_result')[0]?.content as KernelMessage.IExecuteResultMsg['content']).data).toEqual({
+    expect(dataOf(after, 'execute_result')).toEqual({
       'text/plain': '3',
     });
   });
@@ -141,7 +144,7 @@ describe('@jupyterlab/services against the javascript kernel', () => {
   it('restarts into a fresh scope', async () => {
     await kernel.restart();
     const r = await execute(kernel, 'typeof items');
-    expect((r.of('execute_result')[0]?.content as KernelMessage.IExecuteResultMsg['content']).data).toEqual({
+    expect(dataOf(r, 'execute_result')).toEqual({
       'text/plain': "'undefined'",
     });
   });
@@ -164,7 +167,7 @@ describe('a notebook session on the typescript kernel', () => {
       kernel,
       'const dir: string = process.cwd();\ninterface P { x: number }\nconst p: P = { x: 2 };\n[dir.endsWith("sub"), p.x]',
     );
-    expect((r.of('execute_result')[0]?.content as KernelMessage.IExecuteResultMsg['content']).data).toEqual({
+    expect(dataOf(r, 'execute_result')).toEqual({
       'text/plain': '[ true, 2 ]',
     });
     await session.shutdown();
