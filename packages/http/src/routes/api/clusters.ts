@@ -6,11 +6,14 @@ import { parseWith } from '../../validate.js';
 
 type Ctx = Context<NbserveEnv>;
 
+/** More engines than this in one request is a typo (or an attack), not a cluster. */
+const MAX_ENGINES = 1024;
+
 /** `n` as the dashboards send it: a query or form value (text) or a JSON number. */
 const EngineCount = v.union(
   [
-    v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
-    v.pipe(v.string(), v.regex(/^\s*\d{1,6}\s*$/), v.transform(Number), v.minValue(1)),
+    v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(MAX_ENGINES)),
+    v.pipe(v.string(), v.regex(/^\s*\d{1,6}\s*$/), v.transform(Number), v.minValue(1), v.maxValue(MAX_ENGINES)),
   ],
   'n must be a positive integer',
 );
@@ -36,13 +39,22 @@ export function registerClusterRoutes(app: Hono<NbserveEnv>): void {
   }
 }
 
-/** `n` from the query, a form body or a JSON body; absent or empty = the profile's default. */
+/**
+ * `n` from the query, a form body or a JSON body; absent or empty = the profile's default. A body
+ * that cannot be read is a 400: a start must never fall back to the default by accident.
+ */
 async function engineCount(c: Ctx): Promise<number | undefined> {
   let raw: unknown = c.req.query('n');
   if (raw === undefined) {
     const type = c.req.header('content-type') ?? '';
     if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
-      raw = (await c.req.parseBody().catch(() => ({}) as Record<string, unknown>)).n;
+      let form: Record<string, unknown>;
+      try {
+        form = await c.req.parseBody();
+      } catch {
+        throw badRequest('Invalid form body');
+      }
+      raw = form.n;
     } else if (type.startsWith('application/json')) {
       const text = await c.req.text();
       if (text.trim() !== '') {
@@ -52,13 +64,18 @@ async function engineCount(c: Ctx): Promise<number | undefined> {
         } catch {
           throw badRequest('Invalid JSON in body of request');
         }
+        if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+          throw badRequest('The request body must be a JSON object');
+        }
         raw = parseWith(JsonBody, json, 'request body').n;
       }
     }
   }
   if (raw === undefined || raw === null || raw === '') return undefined;
   const result = v.safeParse(EngineCount, raw);
-  if (!result.success)
-    throw badRequest(`n must be a positive integer, not ${JSON.stringify(raw).slice(0, 40)}`, 'bad n');
+  if (!result.success) {
+    const shown = JSON.stringify(raw)?.slice(0, 40) ?? 'that';
+    throw badRequest(`n must be a positive integer up to ${MAX_ENGINES}, not ${shown}`, 'bad n');
+  }
   return result.output;
 }

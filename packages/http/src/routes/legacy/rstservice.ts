@@ -10,14 +10,36 @@ const RST_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src
  * POST carries the source as the raw body; GET (listed by the spec) as `?text=`.
  */
 export function registerRstRoutes(app: Hono<NbserveEnv>): void {
-  app.post('/rstservice/render', async (c) => {
-    const limit = c.get('services').rst.maxBytes;
-    // Refuse early by the declared length; the service checks the bytes actually read too.
-    if (Number(c.req.header('content-length') ?? '0') > limit)
-      throw tooLarge(`reST source is larger than ${limit} bytes`);
-    return render(c, await c.req.text());
-  });
+  app.post('/rstservice/render', async (c) => render(c, await readBounded(c, c.get('services').rst.maxBytes)));
   app.get('/rstservice/render', (c) => render(c, c.req.query('text') ?? ''));
+}
+
+/** Draining this much of an oversized body keeps the connection usable for the 413 answer. */
+const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The body as text, refused with a 413 once it passes `limit` bytes. The rest of an oversized
+ * body is read and dropped (up to a bound), so the client can still read the answer.
+ */
+async function readBounded(c: Context<NbserveEnv>, limit: number): Promise<string> {
+  const declared = Number(c.req.header('content-length') ?? '0');
+  const body = c.req.raw.body;
+  if (!body || declared > MAX_DRAIN_BYTES) {
+    if (declared > limit) throw tooLarge(`reST source is larger than ${limit} bytes`);
+    return body ? await c.req.text() : '';
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size <= limit) chunks.push(value);
+    else if (size > MAX_DRAIN_BYTES) break;
+  }
+  if (size > limit) throw tooLarge(`reST source is larger than ${limit} bytes`);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function render(c: Context<NbserveEnv>, source: string): Promise<Response> {
