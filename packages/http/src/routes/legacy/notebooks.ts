@@ -16,8 +16,8 @@ const CHECKPOINT_ID = /^[\w-]{1,100}$/;
 
 /**
  * The single-directory notebooks of IPython 0.13/1.x (reference legacy-routes §2.1), addressed by
- * id. `/notebooks/<id>` is only taken when `<id>` is a known id and no file of that literal name
- * exists; every other `/notebooks/<path>` is the notebook page (rest-api §2's dispatch rule).
+ * id. `/notebooks/<id>` is only taken when `<id>` has the uuid shape and no file of that literal
+ * name exists; every other `/notebooks/<path>` is the notebook page (rest-api §2's dispatch rule).
  */
 export function registerLegacyNotebookRoutes(app: Hono<NbserveEnv>): void {
   app.get('/notebooks', async (c) => {
