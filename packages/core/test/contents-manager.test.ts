@@ -255,6 +255,20 @@ describe.each([
     expect(all.map((c) => c.name)).toContain('__pycache__');
   });
 
+  it('pages big directories on request and leaves the default model alone', async () => {
+    for (const name of ['d1', 'd2']) await cm.save(name, { type: 'directory' });
+    for (let i = 0; i < 5; i++) await cm.save(`f${i}.txt`, { type: 'file', format: 'text', content: '' });
+    const full = await cm.get('');
+    expect(full.total).toBeUndefined();
+    expect(full.content as ContentsModel[]).toHaveLength(7);
+    const page = await cm.get('', { page: { offset: 1, limit: 3 } });
+    expect((page.content as ContentsModel[]).map((m) => m.name)).toEqual(['d2', 'f0.txt', 'f1.txt']);
+    expect(page.total).toBe(7);
+    const beyond = await cm.get('', { page: { offset: 50, limit: 10 } });
+    expect(beyond.content).toEqual([]);
+    expect(beyond.total).toBe(7);
+  });
+
   it('enforces type and format rules on get', async () => {
     await cm.save('d', { type: 'directory' });
     await cm.save('f.txt', { type: 'file', format: 'text', content: '' });

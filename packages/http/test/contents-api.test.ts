@@ -121,6 +121,25 @@ describe.each(['in-process', 'socket'])('/api/contents over %s', (kind) => {
     expect(missing.body).toEqual({ message: "file or directory does not exist: 'nope.txt'", reason: null });
   });
 
+  it('GET ?offset&limit returns a page of a directory with X-Total-Count', async () => {
+    await call('PUT', '/api/contents/paged', { type: 'directory' });
+    for (const n of ['c', 'a', 'b', 'e', 'd']) {
+      await call('PUT', `/api/contents/paged/${n}.txt`, { type: 'file', format: 'text', content: n });
+    }
+    const page = await call('GET', '/api/contents/paged?offset=1&limit=2');
+    expect(page.status).toBe(200);
+    expect((page.body?.content as { name: string }[]).map((m) => m.name)).toEqual(['b.txt', 'c.txt']);
+    expect(page.body?.total).toBe(5);
+    expect(page.res.headers.get('X-Total-Count')).toBe('5');
+    const plain = await call('GET', '/api/contents/paged');
+    expect(plain.body).not.toHaveProperty('total');
+    expect(plain.res.headers.get('X-Total-Count')).toBeNull();
+    const bad = await call('GET', '/api/contents/paged?limit=0');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ message: "Limit '0' is invalid", reason: null });
+    expect((await call('GET', '/api/contents/paged?offset=-1')).status).toBe(400);
+  });
+
   it('PUT with If-Match / If-Unmodified-Since refuses to overwrite a changed file', async () => {
     const first = await call('PUT', '/api/contents/c.txt', { type: 'file', format: 'text', content: 'one' });
     const etag = first.res.headers.get('ETag') as string;

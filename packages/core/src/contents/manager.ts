@@ -45,6 +45,11 @@ export interface GetOptions {
   content?: boolean;
   /** Add `hash`/`hash_algorithm` (sha256 of the stored bytes). Default false. */
   hash?: boolean;
+  /**
+   * Directories only, an nbserve extension: return the sorted listing from `offset`, at most
+   * `limit` entries, and the full count in `total`. Without it the model is exactly Jupyter's.
+   */
+  page?: { offset: number; limit: number };
 }
 
 /** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */
@@ -141,7 +146,7 @@ export class ContentsManager {
       if (options.type && options.type !== 'directory') {
         throw badRequest(`${path} is a directory, not a ${options.type}`, 'bad type');
       }
-      return this.#directoryModel(path, stat, wantContent);
+      return this.#directoryModel(path, stat, wantContent, options.page);
     }
     if (options.type === 'directory') throw badRequest(`${path} is not a directory`, 'bad type');
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
@@ -454,7 +459,12 @@ export class ContentsManager {
     };
   }
 
-  async #directoryModel(path: string, stat: StoreStat, wantContent: boolean): Promise<ContentsModel> {
+  async #directoryModel(
+    path: string,
+    stat: StoreStat,
+    wantContent: boolean,
+    page?: GetOptions['page'],
+  ): Promise<ContentsModel> {
     const model = this.#baseModel(path, stat, 'directory');
     if (!wantContent) return model;
     const children: ContentsModel[] = [];
@@ -472,7 +482,9 @@ export class ContentsManager {
     keyed.sort(
       (a, b) => DIR_ORDER[a.child.type] - DIR_ORDER[b.child.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     );
-    model.content = keyed.map((k) => k.child);
+    const sorted = keyed.map((k) => k.child);
+    model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
+    if (page) model.total = sorted.length;
     model.format = 'json';
     return model;
   }

@@ -17,6 +17,8 @@ export interface ContentsModel {
   hash_algorithm: string | null;
   /** Only present when nbformat validation of a notebook failed on save or read. */
   message?: string;
+  /** Only present for a directory listed page by page: how many entries there are in all. */
+  total?: number;
 }
 
 export interface CheckpointModel {

@@ -16,6 +16,21 @@ const GetQuery = v.object({
   format: v.optional(v.picklist(['text', 'base64'], (i) => `Format '${String(i.input)}' is invalid`)),
   content: v.optional(v.picklist(['0', '1'], (i) => `Content '${String(i.input)}' is invalid`)),
   hash: v.optional(v.picklist(['0', '1'], (i) => `Hash '${String(i.input)}' is invalid`)),
+  // nbserve extension for big directories: a page of the sorted listing (see docs/contents-api.md).
+  offset: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,9}$/, (i) => `Offset '${i.input}' is invalid`),
+      v.transform(Number),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[1-9]\d{0,8}$/, (i) => `Limit '${i.input}' is invalid`),
+      v.transform(Number),
+    ),
+  ),
 });
 const QUERY_REASON: Record<string, string> = { type: 'bad type', format: 'bad format' };
 
@@ -100,8 +115,13 @@ async function get(c: Ctx, path: string): Promise<Response> {
     ...(query.format ? { format: query.format } : {}),
     content: query.content !== '0',
     hash: query.hash === '1',
+    ...(query.offset !== undefined || query.limit !== undefined
+      ? { page: { offset: query.offset ?? 0, limit: query.limit ?? Number.MAX_SAFE_INTEGER } }
+      : {}),
   });
-  return modelResponse(c, model, 200, false);
+  const response = modelResponse(c, model, 200, false);
+  if (model.total !== undefined) response.headers.set('X-Total-Count', String(model.total));
+  return response;
 }
 
 async function put(c: Ctx, path: string): Promise<Response> {
