@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,11 +44,13 @@ print(json.dumps({'reply': reply['content'], 'outputs': outputs, 'info': info['c
 `;
 
 let dir: string;
+let installOutput = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-jupyter-'));
   // The installed kernelspec runs the built kernel: make sure the build is current.
   await run(path.join(REPO, 'node_modules/.bin/tsc'), ['-b', 'packages/kernel-js'], { cwd: REPO });
+  installOutput = (await run(process.execPath, [...CLI, '--prefix', path.join(dir, 'prefix')], { cwd: REPO })).stdout;
 });
 
 afterAll(async () => {
@@ -58,7 +60,7 @@ afterAll(async () => {
 describe('installed kernelspec with Jupyter tools', () => {
   it('installs into a prefix that jupyter kernelspec list sees', async () => {
     const prefix = path.join(dir, 'prefix');
-    const { stdout } = await run(process.execPath, [...CLI, '--prefix', prefix], { cwd: REPO });
+    const stdout = installOutput;
     expect(stdout).toContain(`Installed kernelspec javascript in ${prefix}/share/jupyter/kernels/javascript`);
     expect(stdout).toContain('Installed kernelspec typescript');
     const spec = JSON.parse(await readFile(path.join(prefix, 'share/jupyter/kernels/javascript/kernel.json'), 'utf8'));
@@ -108,6 +110,29 @@ describe('installed kernelspec with Jupyter tools', () => {
     const result = JSON.parse(stdout.trim().split('\n').at(-1) as string);
     expect(result.reply.status).toBe('ok');
     expect(result.outputs.find((o: [string]) => o[0] === 'execute_result')[1].data).toEqual({ 'text/plain': '42' });
+  });
+
+  it('works in jupyter console', async () => {
+    const prefix = path.join(dir, 'prefix');
+    const console = spawn('/usr/bin/jupyter-console', ['--simple-prompt', '--kernel', 'javascript'], {
+      cwd: dir,
+      env: { ...process.env, JUPYTER_PATH: path.join(prefix, 'share/jupyter') },
+    });
+    let out = '';
+    console.stdout.on('data', (d) => {
+      out += d;
+    });
+    console.stderr.on('data', (d) => {
+      out += d;
+    });
+    console.stdin.end('const a = 20\na + 22\nconsole.log("from console")\n');
+    const timer = setTimeout(() => console.kill('SIGKILL'), 40_000);
+    const code = await new Promise((resolve) => console.on('exit', resolve));
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    expect(out).toContain('nbserve JavaScript kernel');
+    expect(out).toMatch(/Out\[2\]: 42/);
+    expect(out).toContain('from console');
   });
 
   it('refuses two install locations at once', async () => {
