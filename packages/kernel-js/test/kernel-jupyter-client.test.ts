@@ -37,6 +37,8 @@ while True:
     if m['msg_type'] == 'status' and m['content']['execution_state'] == 'idle':
         break
 reply = kc.get_shell_msg(timeout=30)
+while reply['parent_header'].get('msg_id') != msg_id:  # skip late replies to wait_for_ready's probes
+    reply = kc.get_shell_msg(timeout=30)
 info = kc.kernel_info(reply=True, timeout=30)
 kc.stop_channels()
 km.shutdown_kernel(now=False)
