@@ -188,6 +188,45 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     expect((await s.fetch(`/kernels/${kernel_id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
+  it('a legacy iopub socket that stops reading loses output, not server memory; status still arrives', async () => {
+    const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
+    const base = `ws://127.0.0.1:${s.server.port}/kernels/${kernel_id}`;
+    const session = randomUUID();
+    const shell = await open(`${base}/shell?token=${TOKEN}`, { Origin: origin });
+    const iopub = await open(`${base}/iopub?token=${TOKEN}`, { Origin: origin });
+    shell.ws.send(`${session}:`);
+    iopub.ws.send(`${session}:`);
+    await new Promise((r) => setTimeout(r, 300));
+    const socket = (iopub.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.pause(); // a client that stops reading
+    const flood = v4Execute(
+      'import sys\nfor _ in range(400):\n    sys.stdout.write(("x" * 999 + "\\n") * 100)\n    sys.stdout.flush()',
+      session,
+    );
+    shell.ws.send(JSON.stringify(flood));
+    await shell.waitFor(
+      (f) => f.header.msg_type === 'execute_reply' && f.parent_header.msg_id === flood.header.msg_id,
+      60_000,
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    socket.resume();
+    await iopub.waitFor(
+      (f) =>
+        f.header.msg_type === 'status' &&
+        f.content.execution_state === 'idle' &&
+        f.parent_header.msg_id === flood.header.msg_id,
+      60_000,
+    );
+    const received = iopub.frames
+      .filter((f) => f.header.msg_type === 'stream' && f.parent_header.msg_id === flood.header.msg_id)
+      .reduce((n, f) => n + String(f.content.data).length, 0);
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(40_000 * 1000); // some output was dropped rather than queued
+    shell.ws.close();
+    iopub.ws.close();
+    expect((await s.fetch(`/kernels/${kernel_id}`, { method: 'DELETE' })).status).toBe(204);
+  }, 120_000);
+
   it('refuses sockets whose first frame is not credentials, or whose credentials are wrong, or from another origin', async () => {
     const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
     const url = `ws://127.0.0.1:${s.server.port}/kernels/${kernel_id}/shell`;

@@ -13,6 +13,9 @@ import type { WebSocket } from 'ws';
 
 export type LegacyChannel = 'shell' | 'iopub' | 'stdin';
 
+/** Unsent bytes a socket may hold before its iopub output is dropped. */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
 /** Frames kept while the credentials are being checked. */
 const MAX_EARLY_FRAMES = 64;
 
@@ -125,7 +128,14 @@ export class LegacyChannels {
       }),
     );
     if (channel === 'iopub') {
-      cleanups.push(kernel.onIopub((raw) => sendAdapted(ws, raw)));
+      cleanups.push(
+        kernel.onIopub((raw, msgType) => {
+          // A client that cannot keep up loses output, not the server its memory: iopub is
+          // dropped while the socket's send buffer is full (status still goes through).
+          if (ws.bufferedAmount > MAX_BUFFERED_BYTES && msgType !== 'status') return;
+          sendAdapted(ws, raw);
+        }),
+      );
     } else {
       const key = `${kernel.id}:${sessionId ?? randomUUID()}`;
       let legacy = this.#clients.get(key);
