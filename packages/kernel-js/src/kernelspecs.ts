@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Language } from './engine/messages.js';
 
 /** The kernel.json fields of a kernelspec (what Jupyter writes to disk). */
@@ -25,7 +24,7 @@ export interface BuiltinKernelSpec {
 
 export interface KernelSpecOptions {
   /**
-   * `source` runs `src/main.ts` through tsx (development, tests); `dist` runs the built
+   * `source` runs `src/` through the dev launcher (development, tests); `dist` runs the built
    * `dist/main.js`. Default: whichever this module itself was loaded from.
    */
   mode?: 'source' | 'dist';
@@ -39,8 +38,12 @@ const LANGUAGES: { name: Language; display: string }[] = [
   { name: 'typescript', display: 'TypeScript (Node.js)' },
 ];
 
+/**
+ * The script the kernelspec runs: the compiled `dist/main.js`, or in source mode the dev
+ * launcher that bundles `src/` into a cache on first start (no TypeScript loader at run time).
+ */
 export function kernelEntry(mode: 'source' | 'dist'): string {
-  return fileURLToPath(new URL(mode === 'source' ? '../src/main.ts' : '../dist/main.js', import.meta.url));
+  return fileURLToPath(new URL(mode === 'source' ? '../scripts/dev-kernel.mjs' : '../dist/main.js', import.meta.url));
 }
 
 export function defaultMode(): 'source' | 'dist' {
@@ -51,11 +54,7 @@ export function defaultMode(): 'source' | 'dist' {
 export function kernelArgv(language: Language, options: KernelSpecOptions = {}): string[] {
   const mode = options.mode ?? defaultMode();
   const node = options.nodePath ?? process.execPath;
-  const tail = [kernelEntry(mode), '-f', '{connection_file}', '--language', language];
-  if (mode === 'dist') return [node, ...tail];
-  // Absolute loader URL: the kernel's cwd is the notebook's folder, where `tsx` does not resolve.
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return [node, '--conditions=@nbserve/source', '--import', tsx, ...tail];
+  return [node, kernelEntry(mode), '-f', '{connection_file}', '--language', language];
 }
 
 /** The `javascript` and `typescript` kernelspecs of the built-in kernel. */

@@ -30,7 +30,10 @@ const streams = new StreamBuffer(post);
 const registry = new CellRegistry();
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Frames of the kernel itself and of Node internals are noise in a user's traceback. */
-const isInternal = (file: string) => file.startsWith('node:') || file.startsWith(here) || file.includes('/tsx/dist/');
+const isInternal = (file: string) => {
+  if (file.startsWith('node:') || file.includes('/tsx/dist/')) return true;
+  return (file.startsWith('file://') ? fileURLToPath(file) : file).startsWith(here);
+};
 
 /**
  * Output belongs to the cell that ran last (as in ipykernel). AsyncLocalStorage would attribute
