@@ -38,11 +38,15 @@ async function loadPrebuilt(dir: string): Promise<WebAssets | undefined> {
   } catch {
     return undefined;
   }
-  const parsed = JSON.parse(manifestText) as { manifest: Record<string, string>; files: string[] };
+  const parsed = JSON.parse(manifestText) as {
+    manifest: Record<string, string>;
+    preload?: Record<string, string[]>;
+    files: string[];
+  };
   const files = new Map<string, StaticAsset>();
   for (const name of parsed.files) {
     const body = new Uint8Array(await readFile(path.join(dir, path.basename(name))));
     files.set(name, { name, body, contentType: contentTypeOf(name) });
   }
-  return { files, manifest: parsed.manifest };
+  return { files, manifest: parsed.manifest, preload: parsed.preload ?? {} };
 }

@@ -17,6 +17,8 @@ export interface StaticAsset {
 export interface WebAssets {
   readonly files: ReadonlyMap<string, StaticAsset>;
   readonly manifest: Readonly<Record<string, string>>;
+  /** Per entry: the hashed names of all JS chunks it will load (for `modulepreload`). */
+  readonly preload: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The page entry points; each gets a JS file and (if it imports CSS) a CSS file. */
@@ -73,13 +75,33 @@ export async function buildWebAssets(options: { minify?: boolean } = {}): Promis
     files.set(name, { name, body: out.contents, contentType: contentTypeOf(name) });
   }
   const manifest: Record<string, string> = {};
-  for (const [outPath, meta] of Object.entries(result.metafile.outputs)) {
+  const preload: Record<string, string[]> = {};
+  const outputs = result.metafile.outputs;
+  for (const [outPath, meta] of Object.entries(outputs)) {
     if (!meta.entryPoint) continue;
     const logical = path.basename(meta.entryPoint, '.ts');
     manifest[`${logical}.js`] = path.basename(outPath);
     if (meta.cssBundle) manifest[`${logical}.css`] = path.basename(meta.cssBundle);
+    preload[logical] = chunkClosure(outputs, outPath).map((p) => path.basename(p));
   }
-  return { files, manifest };
+  return { files, manifest, preload };
+}
+
+/**
+ * Every JS chunk an entry loads, statically or through `import()`, so the page can announce them
+ * all with `modulepreload` and the browser fetches them in parallel instead of level by level.
+ */
+function chunkClosure(outputs: esbuild.Metafile['outputs'], entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    for (const imp of outputs[file]?.imports ?? []) {
+      if (imp.external || !imp.path.endsWith('.js') || seen.has(imp.path)) continue;
+      seen.add(imp.path);
+      visit(imp.path);
+    }
+  };
+  visit(entry);
+  return [...seen].filter((p) => (outputs[p]?.bytes ?? 0) > 0);
 }
 
 const woff2OnlyFonts: esbuild.Plugin = {

@@ -59,6 +59,7 @@ export function renderPage(input: PageInput): string {
 ${css ? `<link rel="stylesheet" href="${escapeHtml(css)}">` : ''}
 <script type="application/json" id="nbserve-config">${jsonForScript(input.config)}</script>
 ${js ? `<script type="module" src="${escapeHtml(js)}"></script>` : ''}
+${(input.assets.preload[input.entry] ?? []).map((f) => `<link rel="modulepreload" href="${escapeHtml(`${baseUrl}static/${f}`)}">`).join('\n')}
 </head>
 <body class="${escapeHtml(input.bodyClass ?? `page-${input.entry}`)}">
 ${input.bodyHtml ?? ''}

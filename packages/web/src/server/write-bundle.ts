@@ -10,6 +10,6 @@ await mkdir(PREBUILT_DIR, { recursive: true });
 for (const file of assets.files.values()) await writeFile(path.join(PREBUILT_DIR, file.name), file.body);
 await writeFile(
   path.join(PREBUILT_DIR, 'manifest.json'),
-  JSON.stringify({ manifest: assets.manifest, files: [...assets.files.keys()] }, null, 2),
+  JSON.stringify({ manifest: assets.manifest, preload: assets.preload, files: [...assets.files.keys()] }, null, 2),
 );
 console.log(`wrote ${assets.files.size} files to ${PREBUILT_DIR}`);

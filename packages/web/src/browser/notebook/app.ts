@@ -38,12 +38,10 @@ export class NotebookApp {
     this.defineCommands();
   }
 
-  async start(): Promise<void> {
+  /** `content`: the notebook's contents model, already requested by the page's entry script. */
+  async start(content: Promise<ContentsModel>): Promise<void> {
     this.renderChrome();
-    const [model, specs] = await Promise.all([
-      getContents(this.path, { type: 'notebook', hash: '1' }),
-      api<KernelSpecs>('api/kernelspecs').catch(() => undefined),
-    ]);
+    const [model, specs] = await Promise.all([content, api<KernelSpecs>('api/kernelspecs').catch(() => undefined)]);
     this.specs = specs;
     this.saver.remember(model);
     const nb = normaliseNotebook(model.content);
@@ -311,6 +309,7 @@ export class NotebookApp {
   // ---- actions ----
 
   async save(checkpoint: boolean, auto = false): Promise<void> {
+    await this.notebook.loaded;
     let model: ContentsModel;
     try {
       model = await this.saver.write(this.notebook.toJSON());

@@ -28,6 +28,7 @@ export class Notebook {
   trusted = false;
   private readonly displays = new DisplayRegistry();
   private clipboard: CellData[] = [];
+  private loadGeneration = 0;
   private readonly deleted: { index: number; cells: CellData[] }[] = [];
   /** The documentation pager (Shift-Tab, `?`); the page places it in the body. */
   readonly pager = h('div', { className: 'pager', hidden: true, role: 'dialog', 'aria-label': 'Inspector' });
@@ -59,25 +60,49 @@ export class Notebook {
     return this.cells[this.selected];
   }
 
-  /** Replaces the document, rendering the first cells now and the rest in later frames. */
-  async load(nb: NotebookData, trusted: boolean): Promise<void> {
+  /** Settles when every cell of the last `load` exists (saving waits for it: no cell is left out). */
+  loaded: Promise<void> = Promise.resolve();
+
+  /**
+   * Replaces the document. Resolves once the first screen of cells is in the DOM; the rest are
+   * built in later frames (`loaded` settles when they are all there).
+   */
+  load(nb: NotebookData, trusted: boolean): Promise<void> {
+    let firstSlice!: () => void;
+    const first = new Promise<void>((r) => {
+      firstSlice = r;
+    });
+    this.loaded = this.build(nb, trusted, firstSlice);
+    return first;
+  }
+
+  private async build(nb: NotebookData, trusted: boolean, firstSlice: () => void): Promise<void> {
     this.metadata = nb.metadata;
     this.trusted = trusted;
     this.element.replaceChildren();
-    this.cells = nb.cells.map((c) => this.makeCell(c, this.isTrustedCell(c, trusted)));
-    if (this.cells.length === 0) this.cells.push(this.makeCell(this.blankCell('code'), true));
-    const attach = (from: number, to: number) => {
+    this.cells = [];
+    const data = nb.cells.length > 0 ? nb.cells : [this.blankCell('code')];
+    // Cells (and their rendered outputs) are built slice by slice, so the first screen paints
+    // after ~30 cells instead of after all of them; the rest follow in later frames.
+    const generation = ++this.loadGeneration;
+    const build = (from: number, to: number) => {
       const frag = document.createDocumentFragment();
-      for (const cell of this.cells.slice(from, to)) frag.append(cell.element);
+      for (const c of data.slice(from, to)) {
+        const cell = this.makeCell(c, this.isTrustedCell(c, trusted));
+        this.cells.push(cell);
+        frag.append(cell.element);
+      }
       this.element.append(frag);
     };
-    attach(0, FIRST_SLICE);
-    for (let i = FIRST_SLICE; i < this.cells.length; i += SLICE) {
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      attach(i, i + SLICE);
-    }
-    this.select(0);
+    build(0, FIRST_SLICE);
+    this.select(0, false);
     this.setDirty(false);
+    firstSlice();
+    for (let i = FIRST_SLICE; i < data.length; i += SLICE) {
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      if (generation !== this.loadGeneration) return; // a newer load (revert, reload) took over
+      build(i, i + SLICE);
+    }
   }
 
   /** nbformat's trust is per output; a cell we cannot vouch for keeps its outputs sanitized. */

@@ -1,5 +1,6 @@
 import { AnsiUp } from 'ansi_up';
 import DOMPurify from 'dompurify';
+import { escapeHtml } from '../../shared/escape.js';
 import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
 import { pageConfig } from '../lib/config.js';
@@ -10,6 +11,8 @@ ansi.use_classes = true;
 
 /** ANSI-coloured text to escaped HTML (ansi_up escapes `<`, `&` itself). */
 export function ansiHtml(text: string): string {
+  // Most output has no escape codes: plain escaping is far cheaper than ansi_up's parser.
+  if (!text.includes('\u001b')) return escapeHtml(text);
   return ansi.ansi_to_html(text);
 }
 
