@@ -6,7 +6,6 @@ import { type ConnectionInfo, readConnectionFile, writeConnectionFile } from './
 import type { ErrorContent, FromWorker, Language } from './engine/messages.js';
 import { EngineThread } from './engine-thread.js';
 import { History } from './history.js';
-import { isComplete } from './is-complete.js';
 import { kernelInfo } from './kernel-info.js';
 
 type Header = protocol.MessageHeader;
@@ -177,8 +176,11 @@ export class JsKernel {
         }
         return this.#reply(shell, incoming, await reply);
       }
-      case 'is_complete_request':
+      case 'is_complete_request': {
+        // The parser loads on first use: it is not needed to answer kernel_info at start.
+        const { isComplete } = await import('./is-complete.js');
         return this.#reply(shell, incoming, isComplete(typeof content.code === 'string' ? content.code : ''));
+      }
       case 'history_request':
         return this.#reply(shell, incoming, { status: 'ok', history: this.#history.query(content) });
       case 'comm_info_request':
