@@ -30,6 +30,15 @@ describe('app middleware in-process', () => {
     }
   });
 
+  it('API answers are not cacheable unless a route says otherwise; pages keep their own policy', async () => {
+    const api = await f.app.request(url('/api/status'), { headers: auth });
+    expect(api.headers.get('cache-control')).toBe('no-store');
+    const denied = await f.app.request(url('/api/status'));
+    expect(denied.headers.get('cache-control')).toBe('no-store');
+    const login = await f.app.request(url('/login'));
+    expect(login.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('redirects a trailing slash away, keeping the query', async () => {
     const res = await f.app.request(url('/tree/sub/?a=1&b=2'), { headers: auth });
     expect(res.status).toBe(302);
