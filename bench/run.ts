@@ -5,7 +5,7 @@ import { BenchContext } from './lib/context.js';
 import { killAllGroups, killProcessesMentioning } from './lib/processes.js';
 import { renderTable, writeResults } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
-import { REPO_ROOT, removeTempDirs, tempDir } from './lib/workspace.js';
+import { REPO_ROOT, removeTempDirs, runDirectory, tempDir } from './lib/workspace.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { FLOOD_KERNEL } from './scenarios/iopub.js';
 
@@ -68,7 +68,7 @@ async function writeBenchKernelspecs(): Promise<string> {
 function cleanupEverything(): void {
   killAllGroups();
   // kernels started by servers live in their own groups; their connection files name our temp dirs
-  killProcessesMentioning('nbserve-bench-');
+  killProcessesMentioning(runDirectory());
   removeTempDirs();
 }
 
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
       errors.push(`${scenario.name}: ${message}`);
       console.log(`  [${scenario.name}] ERROR: ${message}`);
       killAllGroups();
-      killProcessesMentioning('nbserve-bench-');
+      killProcessesMentioning(runDirectory());
     } finally {
       clearTimeout(timer);
     }

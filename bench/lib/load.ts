@@ -4,6 +4,8 @@ import { percentile } from './stats.js';
 export interface LoadResult {
   requests: number;
   errors: number;
+  /** Failed requests by HTTP status or error code, e.g. `{ "503": 2, "ECONNRESET": 1 }`. */
+  errorKinds: Record<string, number>;
   requestsPerSecond: number;
   p50: number;
   p99: number;
@@ -25,6 +27,11 @@ export async function runLoad(options: {
   const headers = { authorization: `token ${options.token}` };
   const latencies: number[] = [];
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
+  const fail = (kind: string) => {
+    errors++;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  };
   let measuring = false;
   let stopped = false;
 
@@ -36,18 +43,19 @@ export async function runLoad(options: {
         res.on('end', () => {
           if (measuring) {
             if (res.statusCode === 200) latencies.push(performance.now() - start);
-            else errors++;
+            else fail(String(res.statusCode));
           }
           resolve();
         });
-        res.on('error', () => {
-          if (measuring) errors++;
+        res.on('error', (error: NodeJS.ErrnoException) => {
+          if (measuring) fail(error.code ?? 'response error');
           resolve();
         });
       });
-      req.on('error', () => {
-        if (measuring) errors++;
-        resolve();
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (measuring) fail(error.code ?? 'request error');
+        // a refused or reset connection fails at once; do not spin on a dead server
+        setTimeout(resolve, 10);
       });
       req.end();
     });
@@ -68,6 +76,7 @@ export async function runLoad(options: {
   return {
     requests: latencies.length,
     errors,
+    errorKinds,
     requestsPerSecond: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),

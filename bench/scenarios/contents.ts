@@ -103,9 +103,10 @@ export const concurrencyScenario: Scenario = {
       if (!result) continue;
       rps[kind] = result.requestsPerSecond;
       p99[kind] = result.p99;
-      if (result.errors > 0) notes.push(`${kind}: ${result.errors} failed requests`);
+      if (result.errors > 0)
+        notes.push(`${kind}: ${result.errors} failed requests ${JSON.stringify(result.errorKinds)}`);
       ctx.log(
-        `${kind}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.errors} errors`,
+        `${kind}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.errors} errors ${JSON.stringify(result.errorKinds)}`,
       );
     }
     ctx.record({
