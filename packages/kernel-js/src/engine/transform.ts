@@ -232,9 +232,10 @@ export function transformCell(source: string): TransformedCell {
   if (!needsAsync) return { code: applyEdits(source, edits), isAsync: false, hasResult, firstLineShift: 0 };
 
   if (hasResult && last) {
-    const expression = last.expression as Node;
-    edits.push({ at: expression.start, end: expression.start, text: 'return { value: (' });
-    edits.push({ at: expression.end, end: expression.end, text: ') }' });
+    // The statement's range, not the expression's: acorn leaves parentheses out of the latter.
+    const end = source[last.end - 1] === ';' ? last.end - 1 : last.end;
+    edits.push({ at: last.start, end: last.start, text: 'return { value: (' });
+    edits.push({ at: end, end, text: ') }' });
   }
   const declare = hoisted.size > 0 ? `var ${[...hoisted].join(', ')}; ` : '';
   // Function declarations are hoisted inside the wrapper; publish them before any code runs.
