@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The built-in kernel process: `node main.js -f <connection_file> [--language typescript]`.
  * Kept free of anything but the protocol so it starts fast.

@@ -30,6 +30,18 @@ describe('introspection', () => {
     expect(emoji.reply.content).toMatchObject({ matches: ['beta'], cursor_start: 14, cursor_end: 16 });
   });
 
+  it('answers completion on hostile objects (throwing proxies and getters) without hanging', async () => {
+    await kernel.execute(
+      'const hostile = new Proxy({}, { ownKeys() { throw new Error("no keys") }, has() { throw new Error("no has") }, getPrototypeOf() { throw new Error("no proto") } });\nconst getter = { get boom() { throw new Error("getter") }, fine: 1 };',
+    );
+    const a = await kernel.request('shell', 'complete_request', { code: 'hostile.x', cursor_pos: 9 });
+    expect(a.reply.content).toMatchObject({ status: 'ok', matches: [] });
+    const b = await kernel.request('shell', 'complete_request', { code: 'getter.', cursor_pos: 7 });
+    expect(b.reply.content.matches).toEqual(expect.arrayContaining(['boom', 'fine']));
+    const c = await kernel.request('shell', 'inspect_request', { code: 'getter.boom', cursor_pos: 10 });
+    expect(c.reply.content.status).toBe('ok');
+  });
+
   it('inspects the name under the cursor', async () => {
     await kernel.execute('function greet(name, greeting = "hi") {\n  return greeting + " " + name;\n}');
     const fn = await kernel.request('shell', 'inspect_request', { code: 'greet("x")', cursor_pos: 3, detail_level: 0 });

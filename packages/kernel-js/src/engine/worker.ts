@@ -320,16 +320,27 @@ function reportUncaught(error: unknown) {
 process.on('uncaughtException', reportUncaught);
 process.on('unhandledRejection', reportUncaught);
 
+/** Introspection must always answer: the shell queue waits for the reply. */
+function reply(id: number, produce: () => Record<string, unknown>) {
+  let content: Record<string, unknown>;
+  try {
+    content = produce();
+  } catch (error) {
+    content = { status: 'error', ...formatError(error, registry, isInternal) };
+  }
+  post({ type: 'reply', id, content });
+}
+
 port.on('message', (message: ToWorker) => {
   switch (message.type) {
     case 'execute':
       void execute(message);
       break;
     case 'complete':
-      post({ type: 'reply', id: message.id, content: complete(message.code, message.cursorPos) });
+      reply(message.id, () => complete(message.code, message.cursorPos));
       break;
     case 'inspect':
-      post({ type: 'reply', id: message.id, content: inspectAt(message.code, message.cursorPos, message.detailLevel) });
+      reply(message.id, () => inspectAt(message.code, message.cursorPos, message.detailLevel));
       break;
     case 'input_reply': {
       const pending = inputs.get(message.id);
