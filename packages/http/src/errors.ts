@@ -37,7 +37,8 @@ export function errorBody(error: unknown): JupyterErrorBody {
 
 export function errorResponse(c: Context, error: unknown): Response {
   const status = errorStatus(error);
-  if (status >= 500) logUnexpected(error);
+  // Typed errors are expected outcomes (a missing ipcluster is a 503, not a bug): log only the rest.
+  if (!isNbserveError(error) || error.kind === 'internal') logUnexpected(error);
   return c.json(errorBody(error), status);
 }
 
