@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MetadataAccess } from '../src/contents/metadata-access.js';
 import { ContentsManager, type ContentsModel, FileSystemStore, NbserveError } from '../src/index.js';
 
 let dir: string;
@@ -87,6 +88,28 @@ describe('ContentsManager over symlink cycles', () => {
     expect((error as NbserveError).kind).toBe('bad-request');
     expect((error as NbserveError).message).toMatch(/too deep/);
     expect((await fs.readdir(base)).sort()).toEqual(['loop']);
+  });
+});
+
+describe('MetadataAccess', () => {
+  it('stats many paths in order, unreadable ones as null, across several batches', async () => {
+    const meta = new MetadataAccess(root);
+    const paths = Array.from({ length: 600 }, (_, i) =>
+      i % 3 === 0
+        ? nodePath.join(root, 'inside.txt')
+        : i % 3 === 1
+          ? nodePath.join(root, 'sub')
+          : nodePath.join(root, `missing-${i}`),
+    );
+    const stats = await meta.statMany(paths);
+    expect(stats).toHaveLength(600);
+    stats.forEach((stat, i) => {
+      if (i % 3 === 0) expect(stat?.isFile()).toBe(true);
+      else if (i % 3 === 1) expect(stat?.isDirectory()).toBe(true);
+      else expect(stat).toBeNull();
+    });
+    expect(await meta.realpath(nodePath.join(root, 'in-link'))).toBe(nodePath.join(root, 'inside.txt'));
+    await expect(meta.stat(nodePath.join(root, 'nope'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 

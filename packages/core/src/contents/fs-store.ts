@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type Stats, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
 import { badRequest, conflict, forbidden, NbserveError, notFound } from '../errors.js';
+import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
 import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
 
@@ -18,33 +19,35 @@ import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js
 export class FileSystemStore implements ContentsStore {
   readonly root: string;
   #rootReal: Promise<string> | undefined;
+  readonly #meta: MetadataAccess;
   readonly #uid = process.getuid?.() ?? -1;
   readonly #gids = new Set(process.getgroups?.() ?? []);
 
   constructor(root: string) {
     this.root = nodePath.resolve(root);
+    this.#meta = new MetadataAccess(this.root);
   }
 
   async stat(path: string): Promise<StoreStat | null> {
     const real = await this.#resolveExisting(path);
     if (real === null) return null;
-    const stats = await fs.stat(real).catch(() => null);
+    const stats = await this.#meta.stat(real).catch(() => null);
     return stats ? this.#toStat(stats) : null;
   }
 
   async list(path: string): Promise<StoreEntry[]> {
     const dir = await this.#requireExisting(path);
-    const dirents = await fs.readdir(dir, { withFileTypes: true }).catch((e) => {
+    const dirents = await this.#meta.readdir(dir).catch((e) => {
       throw mapFsError(e, path);
     });
     // Sockets, fifos and devices are never listed.
     const candidates = dirents.filter((d) => d.isFile() || d.isDirectory() || d.isSymbolicLink());
-    const stats = await statMany(candidates.map((d) => nodePath.join(dir, d.name)));
+    const stats = await this.#meta.statMany(candidates.map((d) => nodePath.join(dir, d.name)));
     // Symlinks are listed only when they end inside the root (broken ones have no stats already).
     await Promise.all(
       candidates.map(async (dirent, i) => {
         if (!dirent.isSymbolicLink() || !stats[i]) return;
-        const real = await fs.realpath(nodePath.join(dir, dirent.name)).catch(() => null);
+        const real = await this.#meta.realpath(nodePath.join(dir, dirent.name)).catch(() => null);
         if (real === null || !(await this.#contains(real))) stats[i] = null;
       }),
     );
@@ -84,7 +87,7 @@ export class FileSystemStore implements ContentsStore {
 
   async write(path: string, data: Uint8Array): Promise<void> {
     const target = await this.#resolveForCreate(path);
-    const existing = await fs.stat(target).catch(() => null);
+    const existing = await this.#meta.stat(target).catch(() => null);
     if (existing?.isDirectory()) throw badRequest(`${path} is a directory`, 'bad type');
     const dir = nodePath.dirname(target);
     const temp = nodePath.join(dir, `.~${nodePath.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -125,7 +128,7 @@ export class FileSystemStore implements ContentsStore {
   async rename(from: string, to: string): Promise<void> {
     const source = await this.#entryPath(from);
     const target = await this.#resolveForCreate(to);
-    if (await fs.lstat(target).catch(() => null)) throw conflict(`File already exists: ${to}`);
+    if (await this.#meta.lstat(target).catch(() => null)) throw conflict(`File already exists: ${to}`);
     try {
       await fs.rename(source, target);
     } catch (e) {
@@ -137,7 +140,7 @@ export class FileSystemStore implements ContentsStore {
     if (splitPath(path).length === 0) throw badRequest('Cannot delete the root directory');
     const entry = await this.#entryPath(path);
     try {
-      const stats = await fs.lstat(entry);
+      const stats = await this.#meta.lstat(entry);
       if (stats.isDirectory()) await fs.rm(entry, { recursive: true });
       else await fs.unlink(entry);
     } catch (e) {
@@ -169,7 +172,7 @@ export class FileSystemStore implements ContentsStore {
   /** The real path of an existing entry inside the root, or `null`. */
   async #resolveExisting(path: string): Promise<string | null> {
     const lexical = await this.#lexical(path);
-    const real = await fs.realpath(lexical).catch(() => null);
+    const real = await this.#meta.realpath(lexical).catch(() => null);
     if (real === null || !(await this.#contains(real))) return null;
     return real;
   }
@@ -185,15 +188,15 @@ export class FileSystemStore implements ContentsStore {
     if (validSegments(path).length === 0) throw badRequest('The root directory cannot be replaced');
     const parent = parentPath(path);
     const parentReal = await this.#resolveExisting(parent);
-    const parentStat = parentReal === null ? null : await fs.stat(parentReal).catch(() => null);
+    const parentStat = parentReal === null ? null : await this.#meta.stat(parentReal).catch(() => null);
     if (parentReal === null || !parentStat?.isDirectory()) {
       throw notFound(`No such parent directory: ${parent === '' ? '/' : parent}`);
     }
     const target = nodePath.join(parentReal, baseName(path));
-    const link = await fs.lstat(target).catch(() => null);
+    const link = await this.#meta.lstat(target).catch(() => null);
     if (link?.isSymbolicLink()) {
       // Writing through a link is fine only when it ends inside the root.
-      const real = await fs.realpath(target).catch(() => null);
+      const real = await this.#meta.realpath(target).catch(() => null);
       if (real === null || !(await this.#contains(real))) throw forbidden(`Permission denied: ${path}`);
       return real;
     }
@@ -206,7 +209,7 @@ export class FileSystemStore implements ContentsStore {
     const parentReal = await this.#resolveExisting(parentPath(path));
     if (parentReal === null) throw notFound(`No such file or directory: ${path}`);
     const entry = nodePath.join(parentReal, baseName(path));
-    if (!(await fs.lstat(entry).catch(() => null))) throw notFound(`No such file or directory: ${path}`);
+    if (!(await this.#meta.lstat(entry).catch(() => null))) throw notFound(`No such file or directory: ${path}`);
     return entry;
   }
 
@@ -233,42 +236,6 @@ function validSegments(path: string): string[] {
     throw badRequest(`Invalid path: ${JSON.stringify(path)}`, 'bad path');
   }
   return segments;
-}
-
-const STAT_BATCH = 256;
-const SLOW_BATCH_MS = 50;
-
-/**
- * Stats many paths without one awaited round trip each. On a local disk a stat is served from
- * the dentry cache in microseconds, and small synchronous batches (yielding to the event loop
- * between them) are about 3x faster than 10,000 promises through libuv's 4-thread pool. On a
- * slow file system (NFS, FUSE) a synchronous batch would stall the server, so the first batch
- * slower than 50 ms switches the rest to parallel asynchronous stats. Unreadable entries come back `null`.
- */
-async function statMany(paths: readonly string[]): Promise<(Stats | null)[]> {
-  const out: (Stats | null)[] = new Array(paths.length).fill(null);
-  let i = 0;
-  while (i < paths.length) {
-    const started = performance.now();
-    const end = Math.min(i + STAT_BATCH, paths.length);
-    for (; i < end; i++) {
-      try {
-        out[i] = statSync(paths[i] as string, { throwIfNoEntry: false }) ?? null;
-      } catch {
-        out[i] = null; // permission denied, symlink loop, vanished meanwhile
-      }
-    }
-    if (performance.now() - started > SLOW_BATCH_MS) {
-      const rest = paths.slice(i);
-      const stats = await Promise.all(rest.map((p) => fs.stat(p).catch(() => null)));
-      stats.forEach((stat, k) => {
-        out[i + k] = stat;
-      });
-      break;
-    }
-    if (i < paths.length) await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  return out;
 }
 
 async function syncDirectory(dir: string): Promise<void> {

@@ -1,0 +1,131 @@
+import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+
+/** statfs(2) magic numbers of file systems whose metadata calls may go over a network. */
+const REMOTE_FILE_SYSTEMS = new Set([
+  0x6969, // nfs
+  0x517b, // smbfs
+  0xff534d42, // cifs
+  0xfe534d42, // smb2
+  0x65735546, // fuse (sshfs, s3fs, gcsfuse, ...)
+  0x01021997, // 9p
+  0x00c36400, // ceph
+  0x0bd00bd0, // lustre
+  0x47504653, // gpfs
+  0x5346414f, // afs
+  0x6b414653, // kafs
+]);
+
+/** Safety nets for remote mounts below a local root; far above anything a local disk takes. */
+const SLOW_CALL_MS = 200;
+const SLOW_BATCH_MS = 500;
+const ASYNC_PERIOD_MS = 30_000;
+const STAT_BATCH = 256;
+
+/**
+ * File-system *metadata* calls (stat, lstat, realpath, readdir) for the FileSystemStore.
+ *
+ * On a local disk these are answered from the kernel's caches in microseconds, while a round trip
+ * through libuv's 4-thread pool costs 20-300 µs under load (and 100,000 pending promises cost
+ * seconds of GC): a listing request makes several, and 10,000 entries make 10,000. So on a local
+ * file system they run synchronously. On a network or FUSE file system (detected with statfs) a
+ * synchronous call could stall the server, so they stay asynchronous; as a safety net for remote
+ * mounts inside a local root, a call slower than 200 ms (or a batch of stats slower than 500 ms)
+ * switches to asynchronous calls for the next 30 s. File *contents* are always read and written
+ * asynchronously elsewhere.
+ */
+export class MetadataAccess {
+  readonly #root: string;
+  #remote: Promise<boolean> | undefined;
+  #asyncUntil = 0;
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  stat(path: string): Promise<Stats> {
+    return this.#call(
+      () => statSync(path),
+      () => fs.stat(path),
+    );
+  }
+
+  lstat(path: string): Promise<Stats> {
+    return this.#call(
+      () => lstatSync(path),
+      () => fs.lstat(path),
+    );
+  }
+
+  realpath(path: string): Promise<string> {
+    return this.#call(
+      () => realpathSync.native(path),
+      () => fs.realpath(path),
+    );
+  }
+
+  readdir(path: string): Promise<Dirent[]> {
+    return this.#call(
+      () => readdirSync(path, { withFileTypes: true }),
+      () => fs.readdir(path, { withFileTypes: true }),
+    );
+  }
+
+  /**
+   * Stats many paths without one awaited round trip each: synchronous batches of 256 with a yield
+   * to the event loop between them (about 3x faster than 10,000 promises), or all in parallel
+   * when the file system is slow. Unreadable entries come back `null`.
+   */
+  async statMany(paths: readonly string[]): Promise<(Stats | null)[]> {
+    const out: (Stats | null)[] = new Array(paths.length).fill(null);
+    let i = 0;
+    const remote = await this.#isRemote();
+    while (i < paths.length && !remote && !this.#isSlow()) {
+      const started = performance.now();
+      const end = Math.min(i + STAT_BATCH, paths.length);
+      for (; i < end; i++) {
+        try {
+          out[i] = statSync(paths[i] as string, { throwIfNoEntry: false }) ?? null;
+        } catch {
+          out[i] = null; // permission denied, symlink loop, vanished meanwhile
+        }
+      }
+      if (performance.now() - started > SLOW_BATCH_MS) this.#markSlow();
+      else if (i < paths.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (i < paths.length) {
+      const from = i;
+      const stats = await Promise.all(paths.slice(from).map((p) => fs.stat(p).catch(() => null)));
+      stats.forEach((stat, k) => {
+        out[from + k] = stat;
+      });
+    }
+    return out;
+  }
+
+  async #call<T>(sync: () => T, async: () => Promise<T>): Promise<T> {
+    if ((await this.#isRemote()) || this.#isSlow()) return async();
+    const started = performance.now();
+    try {
+      return sync();
+    } finally {
+      if (performance.now() - started > SLOW_CALL_MS) this.#markSlow();
+    }
+  }
+
+  #isRemote(): Promise<boolean> {
+    this.#remote ??= fs.statfs(this.#root).then(
+      (info) => REMOTE_FILE_SYSTEMS.has(info.type),
+      () => false, // no root yet: callers report that; local behaviour until it exists
+    );
+    return this.#remote;
+  }
+
+  #isSlow(): boolean {
+    return performance.now() < this.#asyncUntil;
+  }
+
+  #markSlow(): void {
+    this.#asyncUntil = performance.now() + ASYNC_PERIOD_MS;
+  }
+}
