@@ -195,7 +195,7 @@ export const floodScenario: Scenario = {
   name: 'flood',
   group: 'kernels',
   title: 'iopub flood from a fast test kernel (stream and display), to 1 and to 10 clients',
-  budgetMs: 420_000,
+  budgetMs: 600_000,
   async run(ctx) {
     try {
       kernelspecArgv(FLOOD_KERNEL, ctx.jupyterPath);
@@ -203,7 +203,7 @@ export const floodScenario: Scenario = {
       ctx.markUnavailable('flood kernel', 'packages/core/test/fixtures/flood-kernelspec.ts not found');
       return;
     }
-    const single = ctx.size(50_000, 10_000);
+    const single = ctx.size(30_000, 10_000);
     const fanned = ctx.size(10_000, 2_000);
     const flood = (n: number, clients: number, kind: 'stream' | 'display_data'): Flood => ({
       label: `flood kernel ${kind === 'stream' ? 'stream' : 'display'} ${n.toLocaleString('en-US')}${clients > 1 ? ` to ${clients} clients` : ''}`,
