@@ -5,11 +5,17 @@
 export function isoTimestamp(epochMs: number): string {
   if (!Number.isFinite(epochMs) || epochMs < 0) return '1970-01-01T00:00:00.000000Z';
   const micros = Math.floor(epochMs * 1000);
-  const wholeMs = Math.floor(micros / 1000);
-  const date = new Date(wholeMs).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
-  const microsInSecond = micros - Math.floor(wholeMs / 1000) * 1_000_000;
-  return `${date.slice(0, 19)}.${String(microsInSecond).padStart(6, '0')}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  // Listings format thousands of timestamps, and files made together share their second.
+  if (second !== lastSecond) {
+    lastPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+    lastSecond = second;
+  }
+  return `${lastPrefix}.${String(micros - second * 1_000_000).padStart(6, '0')}Z`;
 }
+
+let lastSecond = Number.NaN;
+let lastPrefix = '';
 
 /**
  * Parses an ISO or RFC 1123 timestamp to whole microseconds since the epoch (integer arithmetic,
