@@ -271,6 +271,22 @@ describe('notebook page with a real python3 kernel', () => {
     expect(nb.cells.some((c) => c.source === 'edited elsewhere')).toBe(false);
   });
 
+  it('reverts to the last checkpoint', async () => {
+    const before = await cells().count();
+    await commandMode();
+    await page.keyboard.press('b');
+    await page.keyboard.press('Enter');
+    await page.keyboard.insertText('to be reverted');
+    await commandMode();
+    expect(await cells().count()).toBe(before + 1);
+    await page.click('[data-menu=file]');
+    await page.click('.menu-item[data-command=revert]');
+    await page.click('dialog.modal button:has-text("Revert")');
+    await expect.poll(() => cells().count()).toBe(before);
+    expect(await page.locator('.notebook-cells').textContent()).not.toContain('to be reverted');
+    await page.locator('.save-state[data-state=saved]').waitFor();
+  });
+
   it('renames the notebook by clicking its name', async () => {
     await page.click('.notebook-name');
     const input = page.locator('dialog.modal input.modal-input');

@@ -99,6 +99,12 @@ export class KernelConnection {
     this.pending.clear();
     try {
       await api(`api/kernels/${this.kernelId}/restart`, { method: 'POST' });
+    } catch (error) {
+      // The server says why (e.g. the kernel died while starting): show its real state.
+      this.outbox.splice(0);
+      const kernel = await api<{ execution_state?: string }>(`api/kernels/${this.kernelId}`).catch(() => undefined);
+      this.setStatus((kernel?.execution_state as KernelStatus | undefined) ?? 'dead');
+      throw error;
     } finally {
       this.restarting = false;
     }
