@@ -147,7 +147,7 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
   const kernels = new KernelManager({
     kernelspecs,
-    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry, warn }),
+    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }),
     rootDir: options.root,
     kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
     shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,

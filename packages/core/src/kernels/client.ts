@@ -75,10 +75,12 @@ export class KernelClient {
       socket.connect(endpoint(info, port));
       return socket;
     };
+    // stdin first: the kernel's ROUTER drops an input_request for an identity it has not seen on
+    // stdin yet, so that handshake should be under way before any request reaches shell.
+    const stdin = make(info.stdin_port);
     const shell = make(info.shell_port);
     const control = make(info.control_port);
-    const stdin = make(info.stdin_port);
-    this.#channels = {
+    const channels: Channels = {
       shell,
       control,
       stdin,
@@ -87,6 +89,7 @@ export class KernelClient {
     void this.#receive(shell, 'shell');
     void this.#receive(control, 'control');
     void this.#receive(stdin, 'stdin');
+    this.#channels = channels;
     const pending = this.#pending;
     this.#pending = [];
     for (const [channel, raw] of pending) this.send(channel, raw);

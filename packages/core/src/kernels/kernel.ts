@@ -56,9 +56,8 @@ export class Kernel implements ClientHost {
   #connection: ConnectionInfo | undefined;
   #signer: Signer | undefined;
   #iopub: Subscriber | undefined;
-  #shell: Dealer | undefined;
-  #control: Dealer | undefined;
-  #writers: { shell: SocketWriter; control: SocketWriter } | undefined;
+  /** The server's own shell/control sockets, opened on demand (an idle kernel needs neither). */
+  readonly #own: Partial<Record<'shell' | 'control', { socket: Dealer; writer: SocketWriter }>> = {};
   #sawIopub = false;
   readonly #waiters = new Map<string, (raw: RawMessage | undefined) => void>();
   readonly #clients = new Set<KernelClient>();
@@ -173,29 +172,38 @@ export class Kernel implements ClientHost {
     const iopub = new Subscriber({ linger: 0, receiveHighWaterMark: 0 });
     iopub.subscribe();
     iopub.connect(endpoint(info, info.iopub_port));
-    const shell = new Dealer({ linger: 0 });
-    shell.connect(endpoint(info, info.shell_port));
-    const control = new Dealer({ linger: 0 });
-    control.connect(endpoint(info, info.control_port));
     this.#iopub = iopub;
-    this.#shell = shell;
-    this.#control = control;
-    this.#writers = { shell: new SocketWriter(shell), control: new SocketWriter(control) };
     void this.#receiveIopub(iopub);
-    void this.#receiveReplies(shell);
-    void this.#receiveReplies(control);
     for (const client of this.#clients) client.attach(info);
+  }
+
+  #ownSocket(channel: 'shell' | 'control'): SocketWriter | undefined {
+    const existing = this.#own[channel];
+    if (existing) return existing.writer;
+    const info = this.#connection;
+    if (!info) return undefined;
+    const socket = new Dealer({ linger: 0 });
+    socket.connect(endpoint(info, channel === 'shell' ? info.shell_port : info.control_port));
+    const writer = new SocketWriter(socket);
+    this.#own[channel] = { socket, writer };
+    void this.#receiveReplies(socket);
+    return writer;
+  }
+
+  #closeOwnSocket(channel: 'shell' | 'control'): void {
+    const own = this.#own[channel];
+    if (!own) return;
+    delete this.#own[channel];
+    own.writer.close();
+    own.socket.close();
   }
 
   /** Closes every socket to the current process (before a restart or after shutdown). */
   detach(): void {
-    this.#writers?.shell.close();
-    this.#writers?.control.close();
+    this.#closeOwnSocket('shell');
+    this.#closeOwnSocket('control');
     this.#iopub?.close();
-    this.#shell?.close();
-    this.#control?.close();
-    this.#iopub = this.#shell = this.#control = undefined;
-    this.#writers = undefined;
+    this.#iopub = undefined;
     for (const client of this.#clients) client.detach();
   }
 
@@ -218,9 +226,9 @@ export class Kernel implements ClientHost {
   ): Promise<JupyterMessage | undefined> {
     const msg = createMessage(msgType, content, { session: this.session });
     const raw = toRaw(msg);
-    const writers = this.#writers;
     const signer = this.#signer;
-    if (!writers || !signer) return undefined;
+    const writer = this.#ownSocket(channel);
+    if (!writer || !signer) return undefined;
     const reply = new Promise<RawMessage | undefined>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(msg.header.msg_id);
@@ -232,7 +240,7 @@ export class Kernel implements ClientHost {
         resolve(r);
       });
     });
-    writers[channel].write(encodeWire(raw, signer));
+    writer.write(encodeWire(raw, signer));
     const answer = await reply;
     if (!answer) return undefined;
     try {
@@ -299,6 +307,8 @@ export class Kernel implements ClientHost {
       else if (replied && !this.#sawIopub) await new Promise((r) => setTimeout(r, 50));
     }
     if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
+    // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
+    this.#closeOwnSocket('shell');
   }
 
   async #receiveReplies(socket: Dealer): Promise<void> {

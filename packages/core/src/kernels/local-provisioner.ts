@@ -32,11 +32,13 @@ export interface LocalProvisionerOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces `{prefix}` in argv (Python's sys.prefix in jupyter_client). */
   prefix?: string;
-  /** Receives what a kernel printed before it failed to start (server log only, never a client). */
-  warn?: (message: string) => void;
+  /**
+   * Where kernels' own stdout/stderr go: the server's (`inherit`, default, as jupyter_server:
+   * crashes and warnings of kernels show in the server log) or nowhere (`ignore`). No pipes: an
+   * idle kernel then costs the server no stream buffers.
+   */
+  output?: 'inherit' | 'ignore';
 }
-
-const TAIL_BYTES = 4096;
 
 function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? '');
@@ -55,8 +57,7 @@ export class LocalProvisioner implements KernelProvisioner {
     installExitHook();
   }
 
-  #startError(request: LaunchRequest, what: string, cause?: unknown, output?: string): NbserveError {
-    if (output) this.#options.warn?.(`Kernel ${request.spec.name} output before it failed:\n${output}`);
+  #startError(request: LaunchRequest, what: string, cause?: unknown): NbserveError {
     return new NbserveError('internal', `Error starting kernel ${request.spec.name}: ${what}`, {
       reason: 'kernel start failed',
       cause,
@@ -85,16 +86,11 @@ export class LocalProvisioner implements KernelProvisioner {
 
     let child: ChildProcess;
     try {
-      child = spawn(command, args, { cwd: request.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const output = this.#options.output ?? 'inherit';
+      child = spawn(command, args, { cwd: request.cwd, env, detached: true, stdio: ['ignore', output, output] });
     } catch (cause) {
       throw this.#startError(request, `could not run ${command}`, cause);
     }
-    let tail = '';
-    const keepTail = (chunk: Buffer) => {
-      tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
-    };
-    child.stdout?.on('data', keepTail);
-    child.stderr?.on('data', keepTail);
 
     const exited = new Promise<ExitInfo>((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -139,18 +135,11 @@ export class LocalProvisioner implements KernelProvisioner {
         throw this.#startError(
           request,
           `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
-          undefined,
-          tail,
         );
       }
       if (Date.now() > deadline) {
         await kill();
-        throw this.#startError(
-          request,
-          `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
-          undefined,
-          tail,
-        );
+        throw this.#startError(request, `no connection file after ${Math.round(request.timeoutMs / 1000)} s`);
       }
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -164,7 +153,6 @@ export class LocalProvisioner implements KernelProvisioner {
         if (!dead) signalGroup(pid, signal);
       },
       kill,
-      outputTail: () => tail,
     };
   }
 }

@@ -29,8 +29,6 @@ export interface KernelProcess {
   signal(signal: NodeJS.Signals): void;
   /** Kills what is left of the kernel (the whole group), waits for the exit, removes its files. */
   kill(): Promise<void>;
-  /** The last output the kernel wrote, for server logs when it fails. */
-  outputTail(): string;
 }
 
 /** Starts kernels. The local provisioner spawns processes; a gateway provisioner could start remote ones. */
