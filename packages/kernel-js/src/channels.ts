@@ -15,17 +15,35 @@ const REPLAY_WINDOW = 10_000;
 
 /** zeromq@6 allows one send in flight per socket: sends are chained. */
 class SerialSender {
-  #tail: Promise<void> = Promise.resolve();
+  #tail: Promise<unknown> = Promise.resolve();
   constructor(private readonly socket: zmq.Writable) {}
-  send(frames: Uint8Array[]): Promise<void> {
-    this.#tail = this.#tail
-      .then(() => this.socket.send(frames))
-      .catch((error: unknown) => {
-        process.stderr.write(`kernel-js: send failed: ${(error as Error).message}\n`);
-      });
-    return this.#tail;
+  /** Resolves false when the message could not be delivered (logged, never thrown). */
+  send(frames: Uint8Array[], unroutableRetries = 0): Promise<boolean> {
+    const attempt = async (): Promise<boolean> => {
+      for (let retry = 0; ; retry++) {
+        try {
+          await this.socket.send(frames);
+          return true;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'EHOSTUNREACH' && retry < unroutableRetries) {
+            await new Promise((r) => setTimeout(r, UNROUTABLE_RETRY_MS));
+            continue;
+          }
+          process.stderr.write(`kernel-js: send failed: ${(error as Error).message}\n`);
+          return false;
+        }
+      }
+    };
+    const result = this.#tail.then(attempt);
+    this.#tail = result;
+    return result;
   }
 }
+
+/** A client's stdin socket may connect a moment after its execute_request: wait up to 3 s. */
+const UNROUTABLE_RETRY_MS = 100;
+const STDIN_RETRIES = 30;
 
 /** The five kernel sockets of one connection file, bound and signing with its key. */
 export class KernelChannels {
@@ -45,6 +63,8 @@ export class KernelChannels {
       this.#senders.set(socket, new SerialSender(socket));
     }
     this.iopub.sendHighWaterMark = 100_000;
+    // Report an input_request to a client whose stdin is not connected instead of dropping it.
+    this.stdin.mandatory = true;
   }
 
   /** Binds every socket; ports given as 0 are chosen now and written back into `info`. */
@@ -87,13 +107,14 @@ export class KernelChannels {
     }
   }
 
-  send(socket: zmq.Writable, message: protocol.JupyterMessage<unknown>, identities: Uint8Array[] = []): Promise<void> {
+  send(
+    socket: zmq.Writable,
+    message: protocol.JupyterMessage<unknown>,
+    identities: Uint8Array[] = [],
+  ): Promise<boolean> {
     const frames = protocol.encodeWire(protocol.toRaw(message), this.signer, identities);
-    return (this.#senders.get(socket) as SerialSender).send(frames);
-  }
-
-  sendRaw(socket: zmq.Writable, frames: Uint8Array[]): Promise<void> {
-    return (this.#senders.get(socket) as SerialSender).send(frames);
+    const retries = socket === this.stdin ? STDIN_RETRIES : 0;
+    return (this.#senders.get(socket) as SerialSender).send(frames, retries);
   }
 
   close(): void {

@@ -5,6 +5,8 @@ import type { FromWorker, Language, ToWorker } from './engine/messages.js';
 
 /** How long to wait for the worker's inspector to confirm a termination before moving on. */
 const TERMINATE_ACK_MS = 1000;
+/** A worker that has not handled an interrupt message within this time is running synchronous code. */
+const BUSY_MS = 100;
 
 /**
  * The worker thread running user code, seen from the protocol thread. Interrupts reach a
@@ -69,26 +71,50 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
     this.#worker.postMessage(message);
   }
 
-  /** Stops whatever the worker is running (a busy loop or a pending await); variables survive. */
+  /**
+   * Stops whatever the worker is running (a busy loop or a pending await); variables survive.
+   * A worker that is free handles the `interrupt` message at once; only one that does not
+   * answer within BUSY_MS is stuck in synchronous code and gets its execution terminated.
+   */
   async interrupt(): Promise<void> {
-    const session = this.#inspectorSession;
-    if (session) {
-      const id = this.#nextCommand++;
-      const acknowledged = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, TERMINATE_ACK_MS);
-        this.#acks.set(id, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      this.#inspector.post('NodeWorker.sendMessageToWorker', {
-        sessionId: session,
-        message: JSON.stringify({ id, method: 'Runtime.terminateExecution' }),
-      });
-      await acknowledged;
-      this.#acks.delete(id);
-    }
+    const handled = this.#waitFor('interrupted', BUSY_MS);
     this.send({ type: 'interrupt' });
+    if (await handled) return;
+    const session = this.#inspectorSession;
+    if (!session) return;
+    const id = this.#nextCommand++;
+    const acknowledged = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, TERMINATE_ACK_MS);
+      this.#acks.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    const settled = this.#waitFor('interrupted', TERMINATE_ACK_MS);
+    this.#inspector.post('NodeWorker.sendMessageToWorker', {
+      sessionId: session,
+      message: JSON.stringify({ id, method: 'Runtime.terminateExecution' }),
+    });
+    await acknowledged;
+    this.#acks.delete(id);
+    // The queued `interrupt` message runs as soon as the terminated code has unwound.
+    await settled;
+  }
+
+  #waitFor(type: FromWorker['type'], timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type !== type) return;
+        clearTimeout(timer);
+        this.off('message', onMessage);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.off('message', onMessage);
+        resolve(false);
+      }, timeoutMs);
+      this.on('message', onMessage);
+    });
   }
 
   async terminate(): Promise<void> {

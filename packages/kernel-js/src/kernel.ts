@@ -127,7 +127,9 @@ export class JsKernel {
 
   #reply(socket: zmq.Router, incoming: Incoming, content: unknown): Promise<void> {
     const type = incoming.message.header.msg_type.replace(/_request$/, '_reply');
-    return this.#channels.send(socket, this.#message(type, content, incoming.message.header), incoming.identities);
+    return this.#channels
+      .send(socket, this.#message(type, content, incoming.message.header), incoming.identities)
+      .then(() => {});
   }
 
   // --- shell ----------------------------------------------------------------------------------
@@ -260,6 +262,7 @@ export class JsKernel {
         this.#requestInput(message);
         return;
       case 'ready':
+      case 'interrupted':
         return;
     }
     const request = this.#cells.get(message.cell);
@@ -308,7 +311,10 @@ export class JsKernel {
       request.header,
     );
     this.#inputs.set(outgoing.header.msg_id, message.id);
-    void this.#channels.send(this.#channels.stdin, outgoing, request.identities);
+    void this.#channels.send(this.#channels.stdin, outgoing, request.identities).then((delivered) => {
+      if (delivered || !this.#inputs.delete(outgoing.header.msg_id)) return;
+      this.#engine.send({ type: 'input_cancel', id: message.id, reason: 'input() failed: no frontend stdin channel' });
+    });
   }
 
   #stdin(incoming: Incoming): void {

@@ -139,6 +139,34 @@ describe('stdin', () => {
     expect(kernel.stdinRequests.at(-1)?.content).toEqual({ prompt: 'secret', password: true });
   });
 
+  it('delivers input_request to a client whose stdin socket connects late', async () => {
+    const identity = `late-${randomUUID()}`;
+    const shell = new zmq.Dealer({ routingId: identity, linger: 0 });
+    shell.connect(`tcp://${kernel.info.ip}:${kernel.info.shell_port}`);
+    const request = protocol.createMessage(
+      'execute_request',
+      { code: '(await input("late?")) + "!"', silent: false, store_history: true, allow_stdin: true },
+      { session: identity },
+    );
+    await shell.send(kernel.sign(request));
+    await new Promise((r) => setTimeout(r, 500));
+    const stdin = new zmq.Dealer({ routingId: identity, linger: 0 });
+    stdin.connect(`tcp://${kernel.info.ip}:${kernel.info.stdin_port}`);
+    const [...frames] = await stdin.receive();
+    const asked = protocol.fromRaw(protocol.decodeWire(frames).raw);
+    expect(asked.header.msg_type).toBe('input_request');
+    expect(asked.content).toEqual({ prompt: 'late?', password: false });
+    await stdin.send(
+      kernel.sign(protocol.createMessage('input_reply', { value: 'yes' }, { session: identity, parent: asked.header })),
+    );
+    const reply = protocol.fromRaw(protocol.decodeWire(await shell.receive()).raw);
+    expect(reply.content.status).toBe('ok');
+    const results = await kernel.iopubUntilIdle(request.header.msg_id);
+    expect(ofType(results, 'execute_result')[0]?.content.data).toEqual({ 'text/plain': "'yes!'" });
+    shell.close();
+    stdin.close();
+  });
+
   it('input() fails cleanly when the frontend does not allow stdin', async () => {
     const r = await kernel.execute('await input("x")', { allow_stdin: false });
     expect(r.reply.content).toMatchObject({ status: 'error' });

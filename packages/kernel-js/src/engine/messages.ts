@@ -51,4 +51,6 @@ export type FromWorker =
       userExpressions: Record<string, unknown>;
     }
   | { type: 'input_request'; id: number; cell: number; prompt: string; password: boolean }
+  /** The worker handled an `interrupt` (it was free to, so nothing had to be terminated). */
+  | { type: 'interrupted' }
   | { type: 'reply'; id: number; content: Record<string, unknown> };

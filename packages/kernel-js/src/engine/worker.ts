@@ -356,6 +356,7 @@ port.on('message', (message: ToWorker) => {
     }
     case 'interrupt':
       interruptRunning();
+      post({ type: 'interrupted' });
       break;
   }
 });
