@@ -52,6 +52,8 @@ const richNotebook = {
  * Left out because jupyter_server 1.23 answers them with a 500 (bugs fixed in 2.x, whose answers
  * nbserve gives and the other tests check): POST without a body (201 untitled file), PATCH of a
  * missing file (404), restoring an unknown checkpoint id (404).
+ * Also not compared: trust of a notebook whose bytes another writer formatted differently. Jupyter
+ * re-hashes the parsed content on every read; nbserve signs stored bytes (see docs/contents-api.md).
  */
 const STEPS: Step[] = [
   { method: 'GET', path: '' },
@@ -116,7 +118,7 @@ const STEPS: Step[] = [
   { method: 'POST', path: 'rich.ipynb/trust' },
   { method: 'GET', path: 'rich.ipynb' },
   { method: 'PUT', path: 'as-text.json', body: { type: 'file', format: 'text', content: JSON.stringify(notebook) } },
-  { method: 'GET', path: 'as-text.json?type=notebook' },
+  { method: 'GET', path: 'as-text.json?type=notebook&content=0' },
   { method: 'PUT', path: '.hidden.txt', body: { type: 'file', format: 'text', content: 'h' } },
   { method: 'GET', path: '.hidden.txt' },
   { method: 'DELETE', path: 'missing.txt' },

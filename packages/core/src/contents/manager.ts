@@ -375,18 +375,18 @@ export class ContentsManager {
     const stat = await this.#visibleStat(path);
     if (stat.kind !== 'file') throw badRequest(`${path} is a directory, not a notebook`, 'bad type');
     const bytes = await this.store.read(path);
-    const { notebook } = readNotebook(bytes, path); // only notebooks can be trusted
+    readNotebook(bytes, path); // only notebooks can be trusted
     await this.#notary.sign(bytes);
-    await this.#notary.sign(serializeNotebook(notebook));
   }
 
   /**
-   * Signed as stored (the fast path: everything this server saved), or with the same content in
-   * nbformat's layout, so a trusted notebook written by another tool or copied stays trusted.
+   * Trust is per stored bytes: one HMAC over the file, never a re-serialization of the notebook
+   * (that would double the cost of opening a 20 MB notebook). Everything this server saves is
+   * already in nbformat's layout; a notebook rewritten by another tool must be trusted again.
    */
-  async #isTrusted(bytes: Uint8Array, notebook: Record<string, unknown>): Promise<boolean> {
+  async #isTrusted(bytes: Uint8Array): Promise<boolean> {
     try {
-      return (await this.#notary.isSigned(bytes)) || (await this.#notary.isSigned(serializeNotebook(notebook)));
+      return await this.#notary.isSigned(bytes);
     } catch {
       return false; // an unreadable signature store costs trust, not the notebook
     }
@@ -496,7 +496,7 @@ export class ContentsManager {
     model.size = bytes.byteLength;
     if (wantContent) {
       const parsed = readNotebook(bytes, path);
-      model.content = markCells(parsed.notebook, await this.#isTrusted(bytes, parsed.notebook));
+      model.content = markCells(parsed.notebook, await this.#isTrusted(bytes));
       model.format = 'json';
       if (parsed.validationMessage !== null) model.message = parsed.validationMessage;
     }
