@@ -55,6 +55,22 @@ describe('text editor page (under a base URL)', () => {
     expect(await fs.readFile(path.join(h.root, 'script.py'), 'utf8')).toContain('# mine');
   });
 
+  it('creates a new text file from the dashboard and opens it in the editor', async () => {
+    await page.goto(`${h.url}tree`);
+    await page.waitForSelector('body[data-ready]');
+    await page.click('text=New ▾');
+    await page.click('.menu-item:has-text("Text File")');
+    await page.waitForURL(`${h.url}edit/untitled.txt`);
+    await page.waitForSelector('body[data-ready]');
+    await page.locator('.cm-content').click();
+    await page.keyboard.insertText('notes');
+    await page.keyboard.press('Control+s');
+    await page.locator('.save-state[data-state=saved]').waitFor();
+    await expect(fs.readFile(path.join(h.root, 'untitled.txt'), 'utf8')).resolves.toBe('notes');
+    await page.goto(`${h.url}edit/script.py`);
+    await page.waitForSelector('body[data-ready]');
+  });
+
   it('renames the file by clicking its name', async () => {
     await page.click('.notebook-name');
     await page.locator('dialog.modal input.modal-input').fill('renamed.py');

@@ -175,6 +175,8 @@ describe('notebook page with a real python3 kernel', () => {
     await page.keyboard.insertText('import os\nos.listdi');
     await page.keyboard.press('Tab');
     await page.locator('.cm-tooltip-autocomplete li[aria-selected]', { hasText: /^listdir$/ }).waitFor();
+    // CodeMirror ignores Enter for 75 ms after the list opens (against accidental accepts).
+    await page.waitForTimeout(150);
     await page.keyboard.press('Enter');
     await expect.poll(() => cell.locator('.cm-content').textContent()).toBe('import osos.listdir');
     await page.keyboard.press('Control+a');
@@ -186,6 +188,16 @@ describe('notebook page with a real python3 kernel', () => {
     await page.locator('.pager[hidden]').waitFor({ state: 'attached' });
     await page.keyboard.press('Control+a');
     await page.keyboard.press('Backspace');
+  });
+
+  it('lists the keyboard shortcuts with H', async () => {
+    await commandMode();
+    await page.keyboard.press('h');
+    const help = page.locator('dialog.modal', { hasText: 'Keyboard shortcuts' });
+    await help.waitFor();
+    expect(await help.locator('table.shortcuts tr').count()).toBeGreaterThan(10);
+    await help.locator('button:has-text("Close")').click();
+    await help.waitFor({ state: 'detached' });
   });
 
   it('adds a markdown cell with math and renders it', async () => {
