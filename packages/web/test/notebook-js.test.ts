@@ -52,6 +52,10 @@ describe('the same notebook page with the built-in JavaScript kernel', () => {
     expect(await result.locator('.output-stream').textContent()).toContain('sum is 6');
     expect(await result.locator('.output-execute_result').textContent()).toContain('2, 4, 6');
     expect(await result.locator('.tok-keyword', { hasText: 'const' }).count()).toBe(1);
+    const long = await run('for (let i = 0; i < 300; i++) console.log("line", i);');
+    expect(await long.locator('.output-area.scrolled').count()).toBe(1);
+    await long.locator('.output-prompt').first().click();
+    expect(await long.locator('.output-area.scrolled').count()).toBe(0);
     const error = await run('throw new TypeError("boom")');
     expect(await error.locator('.output-error').textContent()).toContain('TypeError');
     expect(await error.locator('.output-error').textContent()).toContain('boom');
@@ -73,6 +77,21 @@ describe('the same notebook page with the built-in JavaScript kernel', () => {
     expect(await page.locator('.markdown-cell.rendered h2').textContent()).toBe('From JS');
     expect(await page.locator('.markdown-cell.rendered .katex').count()).toBe(1);
     await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+  });
+
+  it('autosaves on the interval from the notebook config section', async () => {
+    const put = await page.request.put(`${h.url}api/config/notebook`, {
+      data: { autosave_interval: 1000 },
+      headers: { 'X-XSRFToken': (await h.context.cookies()).find((c) => c.name === '_xsrf')?.value ?? '' },
+    });
+    expect(put.ok()).toBe(true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready]');
+    await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    await run('"autosaved"');
+    await page.locator('.save-state', { hasText: 'Autosaved' }).waitFor({ timeout: 10_000 });
+    const nb = JSON.parse(await fs.readFile(path.join(h.root, 'Untitled.ipynb'), 'utf8'));
+    expect(JSON.stringify(nb.cells)).toContain('autosaved');
   });
 
   it('changes the kernel to Python from the Kernel menu', async () => {

@@ -11,6 +11,7 @@ import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
 import { SaveConflict, Saver } from './saving.js';
 
+/** Every 2 minutes, as the classic Notebook; `autosave_interval` (ms) in the `notebook` config section overrides it. */
 const AUTOSAVE_MS = 120_000;
 
 /** The notebook page: header, menus, toolbar, kernel, saving, all around one Notebook. */
@@ -66,9 +67,14 @@ export class NotebookApp {
       e.preventDefault();
       e.returnValue = '';
     });
+    const config = await api<{ autosave_interval?: unknown }>('api/config/notebook').catch(
+      (): { autosave_interval?: unknown } => ({}),
+    );
+    const interval = config.autosave_interval;
+    const autosaveMs = typeof interval === 'number' && interval >= 1000 ? interval : AUTOSAVE_MS;
     setInterval(() => {
-      if (this.notebook.dirty) void this.save(false, true);
-    }, AUTOSAVE_MS);
+      if (this.notebook.dirty) void this.save(false, true).catch(() => undefined);
+    }, autosaveMs);
     document.body.dataset.ready = 'true';
 
     const kernelName = (nb.metadata.kernelspec as { name?: string } | undefined)?.name;

@@ -16,6 +16,9 @@ export class OutputArea {
   private clearPending = false;
   private readonly nodes: HTMLElement[] = [];
 
+  /** Outputs longer than this many lines are shown in a scroll box (click the left margin to toggle). */
+  static readonly SCROLL_LINES = 100;
+
   constructor(
     outputs: Output[],
     trusted: boolean,
@@ -24,7 +27,23 @@ export class OutputArea {
   ) {
     this.trusted = trusted;
     for (const o of outputs) this.append(o);
+    this.element.addEventListener('click', (e) => {
+      if ((e.target as HTMLElement).closest('.output-prompt')) this.element.classList.toggle('scrolled');
+    });
   }
+
+  /** Long text outputs go into a scroll box, as in the classic Notebook; it also keeps big pages light. */
+  private checkLength(text: string): void {
+    if (this.element.classList.contains('scrolled') || this.autoScrolled) return;
+    let lines = 0;
+    for (let i = text.indexOf('\n'); i >= 0 && lines <= OutputArea.SCROLL_LINES; i = text.indexOf('\n', i + 1)) lines++;
+    if (lines > OutputArea.SCROLL_LINES) {
+      this.autoScrolled = true;
+      this.element.classList.add('scrolled');
+    }
+  }
+
+  private autoScrolled = false;
 
   clear(wait = false): void {
     if (wait) {
@@ -35,6 +54,8 @@ export class OutputArea {
     this.outputs = [];
     this.nodes.splice(0);
     this.element.replaceChildren();
+    this.element.classList.remove('scrolled');
+    this.autoScrolled = false;
     this.displays.forget(this);
   }
 
@@ -123,6 +144,7 @@ export class OutputArea {
     let body: HTMLElement;
     if (output.output_type === 'stream') {
       body = h('pre', { className: `stream-text output-${output.name ?? 'stdout'}` });
+      this.checkLength(output.text ?? '');
       body.innerHTML = ansiHtml((output.text ?? '').replace(/\r$/, ''));
     } else if (output.output_type === 'error') {
       body = h('pre', { className: 'error-text' });
