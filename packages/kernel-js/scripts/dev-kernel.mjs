@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { bundleKernel, packageDir } from './bundle-kernel.mjs';
 
-const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const coreSrc = path.resolve(packageDir, '../core/src');
 const inputs = [path.join(packageDir, 'src'), path.join(coreSrc, 'protocol'), path.join(coreSrc, 'errors.ts')];
 
@@ -36,24 +36,9 @@ try {
 }
 
 if (!fresh) {
-  const esbuild = await import('esbuild');
   // Build next to the final place and rename, so kernels starting together never see half a bundle.
   const staging = `${outdir}.${process.pid}.tmp`;
-  await esbuild.build({
-    entryPoints: {
-      main: path.join(packageDir, 'src/main.ts'),
-      'engine/worker': path.join(packageDir, 'src/engine/worker.ts'),
-    },
-    outdir: staging,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@nbserve/source'],
-    external: ['zeromq', 'esbuild', 'acorn', 'valibot'],
-    sourcemap: 'inline',
-    logLevel: 'error',
-  });
+  await bundleKernel(staging);
   mkdirSync(cacheRoot, { recursive: true });
   try {
     renameSync(staging, outdir);

@@ -1,5 +1,10 @@
+import { createRequire } from 'node:module';
 import * as protocol from '@nbserve/core/protocol';
-import * as zmq from 'zeromq';
+import type * as Zmq from 'zeromq';
+
+// zeromq is CommonJS: require() skips the ESM loader's export scan of it at every kernel start.
+const zmq = createRequire(import.meta.url)('zeromq') as typeof Zmq;
+
 import { type ConnectionInfo, endpoint, type PortName } from './connection.js';
 
 type JupyterMessage = protocol.JupyterMessage;
@@ -16,7 +21,7 @@ const REPLAY_WINDOW = 10_000;
 /** zeromq@6 allows one send in flight per socket: sends are chained. */
 class SerialSender {
   #tail: Promise<unknown> = Promise.resolve();
-  constructor(private readonly socket: zmq.Writable) {}
+  constructor(private readonly socket: Zmq.Writable) {}
   /** Resolves false when the message could not be delivered (logged, never thrown). */
   send(frames: Uint8Array[], unroutableRetries = 0): Promise<boolean> {
     const attempt = async (): Promise<boolean> => {
@@ -53,7 +58,7 @@ export class KernelChannels {
   readonly iopub = new zmq.Publisher();
   readonly hb = new zmq.Reply();
   readonly signer: protocol.Signer;
-  readonly #senders = new Map<zmq.Writable, SerialSender>();
+  readonly #senders = new Map<Zmq.Writable, SerialSender>();
   readonly #seen = new Set<string>();
 
   constructor(readonly info: ConnectionInfo) {
@@ -69,7 +74,7 @@ export class KernelChannels {
 
   /** Binds every socket; ports given as 0 are chosen now and written back into `info`. */
   async bind(): Promise<ConnectionInfo> {
-    const pairs: [PortName, zmq.Socket][] = [
+    const pairs: [PortName, Zmq.Socket][] = [
       ['shell_port', this.shell],
       ['control_port', this.control],
       ['stdin_port', this.stdin],
@@ -108,7 +113,7 @@ export class KernelChannels {
   }
 
   send(
-    socket: zmq.Writable,
+    socket: Zmq.Writable,
     message: protocol.JupyterMessage<unknown>,
     identities: Uint8Array[] = [],
   ): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as v from 'valibot';
 
 const Port = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535));
@@ -27,7 +27,8 @@ export type PortName = 'shell_port' | 'iopub_port' | 'stdin_port' | 'control_por
 export async function readConnectionFile(path: string): Promise<{ info: ConnectionInfo; existed: boolean }> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Synchronous on purpose: at start nothing else could run, and it skips a thread-pool hop.
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     const info: ConnectionInfo = {
@@ -56,5 +57,5 @@ export function endpoint(info: ConnectionInfo, port: number): string {
 
 /** Writes the connection file with the ports actually bound, readable by the owner only. */
 export async function writeConnectionFile(path: string, info: ConnectionInfo): Promise<void> {
-  await writeFile(path, `${JSON.stringify(info, null, 1)}\n`, { mode: 0o600 });
+  writeFileSync(path, `${JSON.stringify(info, null, 1)}\n`, { mode: 0o600 });
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Language } from './engine/messages.js';
 
@@ -43,7 +44,10 @@ const LANGUAGES: { name: Language; display: string }[] = [
  * launcher that bundles `src/` into a cache on first start (no TypeScript loader at run time).
  */
 export function kernelEntry(mode: 'source' | 'dist'): string {
-  return fileURLToPath(new URL(mode === 'source' ? '../scripts/dev-kernel.mjs' : '../dist/main.js', import.meta.url));
+  if (mode === 'source') return fileURLToPath(new URL('../scripts/dev-kernel.mjs', import.meta.url));
+  // `pnpm build` bundles the kernel (faster start); plain `tsc -b` output works as well.
+  const bundled = fileURLToPath(new URL('../dist/kernel/main.js', import.meta.url));
+  return existsSync(bundled) ? bundled : fileURLToPath(new URL('../dist/main.js', import.meta.url));
 }
 
 export function defaultMode(): 'source' | 'dist' {

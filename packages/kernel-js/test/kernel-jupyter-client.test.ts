@@ -50,8 +50,11 @@ let installOutput = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-jupyter-'));
-  // The installed kernelspec runs the built kernel: make sure the build is current.
+  // The installed kernelspec runs the built kernel: build it as `pnpm build` does.
   await run(path.join(REPO, 'node_modules/.bin/tsc'), ['-b', 'packages/kernel-js'], { cwd: REPO });
+  await run(process.execPath, ['scripts/bundle-kernel.mjs', 'dist/kernel'], {
+    cwd: path.join(REPO, 'packages/kernel-js'),
+  });
   installOutput = (await run(process.execPath, [...CLI, '--prefix', path.join(dir, 'prefix')], { cwd: REPO })).stdout;
 });
 
@@ -69,7 +72,7 @@ describe('installed kernelspec with Jupyter tools', () => {
     expect(spec).toMatchObject({ language: 'javascript', interrupt_mode: 'signal' });
     expect(spec.argv).toEqual([
       process.execPath,
-      path.join(REPO, 'packages/kernel-js/dist/main.js'),
+      path.join(REPO, 'packages/kernel-js/dist/kernel/main.js'),
       '-f',
       '{connection_file}',
       '--language',
