@@ -137,6 +137,24 @@ for (const protocolName of ['v1', 'json'] as const) {
       expect(after.of('stream')[0]?.content).toMatchObject({ text: 'False\n' });
     });
 
+    it('sees restarting then idle when the kernel process is killed from outside, and works again', async () => {
+      const statuses: string[] = [];
+      const onStatus = (_: unknown, status: string) => {
+        statuses.push(status);
+      };
+      kernel.statusChanged.connect(onStatus);
+      const pid = fx.server.app.services.kernels.get(kernel.id).process?.pid as number;
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => statuses.includes('autorestarting') || statuses.includes('restarting'));
+      await waitFor(() => {
+        const at = Math.max(statuses.lastIndexOf('autorestarting'), statuses.lastIndexOf('restarting'));
+        return statuses.slice(at + 1).includes('idle');
+      });
+      kernel.statusChanged.disconnect(onStatus);
+      const after = await execute(kernel, '21*2');
+      expect(after.of('execute_result')[0]?.content).toMatchObject({ data: { 'text/plain': '42' } });
+    });
+
     it('shuts down: the kernel disappears from the server', async () => {
       const id = kernel.id;
       await kernel.shutdown();

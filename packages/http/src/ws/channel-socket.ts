@@ -103,10 +103,14 @@ export class ChannelSocket {
   }
 
   #write(frame: { data: Buffer; binary: boolean }): void {
-    if (this.#overflow.length === 0 && this.#ws.bufferedAmount < this.#options.highWaterBytes) {
-      this.#cork();
-      this.#ws.send(frame.data, { binary: frame.binary });
-      return;
+    if (this.#overflow.length === 0) {
+      // Corked bytes are not a slow client: push them to the OS before judging the backlog.
+      if (this.#corked && this.#ws.bufferedAmount >= this.#options.highWaterBytes) this.#uncork();
+      if (this.#ws.bufferedAmount < this.#options.highWaterBytes) {
+        this.#cork();
+        this.#ws.send(frame.data, { binary: frame.binary });
+        return;
+      }
     }
     this.#overflow.push(frame.data);
     this.#overflowBinary.push(frame.binary);
@@ -124,14 +128,21 @@ export class ChannelSocket {
    */
   #cork(): void {
     if (this.#corked) return;
-    const socket = (this.#ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    const socket = this.#socket();
     if (!socket) return;
     this.#corked = true;
     socket.cork();
-    process.nextTick(() => {
-      this.#corked = false;
-      socket.uncork();
-    });
+    process.nextTick(() => this.#uncork());
+  }
+
+  #uncork(): void {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#socket()?.uncork();
+  }
+
+  #socket(): { cork(): void; uncork(): void } | undefined {
+    return (this.#ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
   }
 
   #flush(): void {
