@@ -1,0 +1,59 @@
+import { protocol } from '@nbserve/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+
+let fx: KernelServerFixture;
+
+beforeAll(async () => {
+  fx = await startKernelServer({ iopubMsgRateLimit: 200, rateLimitWindow: 1 });
+});
+afterAll(async () => {
+  await fx.cleanup();
+});
+
+describe('IOPub rate limit (when configured)', () => {
+  it('pauses a flood with one stderr notice, then delivers the idle status and the reply', async () => {
+    const { id } = (await (await fx.api('POST', 'api/kernels', { name: 'flood' })).json()) as { id: string };
+    const ws = new WebSocket(
+      `${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=rl&token=${TOKEN}`,
+    );
+    const received: protocol.ChannelMessage[] = [];
+    ws.on('message', (data: Buffer, isBinary) =>
+      received.push(protocol.decodeJsonFrame(isBinary ? data : data.toString(), isBinary)),
+    );
+    await new Promise((r) => ws.once('open', r));
+    const request = protocol.createMessage(
+      'execute_request',
+      {
+        code: 'flood 3000',
+        silent: false,
+        store_history: false,
+        user_expressions: {},
+        allow_stdin: false,
+        stop_on_error: true,
+      },
+      { session: 'rl' },
+    );
+    ws.send(protocol.encodeJsonFrame('shell', request));
+    const mine = () =>
+      received.filter((r) => (r.msg.parent_header as protocol.MessageHeader).msg_id === request.header.msg_id);
+    const deadline = Date.now() + 30_000;
+    while (
+      !(
+        mine().some((r) => r.channel === 'shell') &&
+        mine().some((r) => r.msg.header.msg_type === 'status' && r.msg.content.execution_state === 'idle')
+      ) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const streams = mine().filter((r) => r.msg.header.msg_type === 'stream');
+    const notices = streams.filter((r) => r.msg.content.name === 'stderr');
+    expect(notices).toHaveLength(1);
+    expect(String(notices[0]?.msg.content.text)).toContain('IOPub message rate exceeded');
+    expect(streams.length).toBeLessThan(3000);
+    expect(mine().find((r) => r.channel === 'shell')?.msg.content.status).toBe('ok');
+    ws.close();
+  });
+});
