@@ -18,11 +18,10 @@ async function main(): Promise<void> {
   type Tab = keyof typeof views;
   const tabButtons = new Map<Tab, HTMLElement>();
   const panel = h('div', { className: 'tab-panel' });
-  const select = (tab: Tab) => {
+  const select = (tab: Tab, load = true) => {
     for (const [name, button] of tabButtons) button.setAttribute('aria-selected', String(name === tab));
     panel.replaceChildren(views[tab].element);
-    if (tab === 'files') void files.load();
-    else void views[tab].load();
+    if (load) void views[tab].load();
   };
   const tabs = h('div', { className: 'tabs', role: 'tablist' });
   for (const [tab, label] of [
@@ -48,7 +47,7 @@ async function main(): Promise<void> {
     ),
     h('main', { className: 'dashboard' }, tabs, panel),
   );
-  select('files');
+  select('files', false);
   await files.open(config.path, false);
   window.addEventListener('popstate', () => {
     const prefix = `${config.baseUrl}tree`;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -110,10 +109,3 @@ const woff2OnlyFonts: esbuild.Plugin = {
     build.onResolve({ filter: /\.(woff|ttf)$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
-
-/** A short stable digest of the asset set, for ETags and logs. */
-export function assetsDigest(assets: WebAssets): string {
-  const h = createHash('sha256');
-  for (const name of [...assets.files.keys()].sort()) h.update(name);
-  return h.digest('hex').slice(0, 16);
-}

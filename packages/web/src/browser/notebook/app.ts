@@ -32,6 +32,7 @@ export class NotebookApp {
   });
   private readonly trustEl = h('button', { type: 'button', className: 'trust-state' });
   private readonly modeEl = h('span', { className: 'mode-indicator' });
+  private readonly kernelMenu = h('div', { className: 'menu submenu', role: 'menu', hidden: true });
 
   constructor() {
     this.path = pageConfig().path;
@@ -130,7 +131,6 @@ export class NotebookApp {
     document.addEventListener('click', () => {
       for (const m of document.querySelectorAll<HTMLElement>('.menubar .menu')) m.hidden = true;
     });
-    this.kernelMenu = h('div', { className: 'menu submenu', role: 'menu', hidden: true });
     const kernelWrap = menu('Kernel', [
       'interrupt',
       'restart',
@@ -259,8 +259,6 @@ export class NotebookApp {
     this.notebook.element.tabIndex = -1;
     this.showKernelStatus('connecting');
   }
-
-  private kernelMenu!: HTMLElement;
 
   private renderKernelMenu(): void {
     const specs = this.specs ? Object.values(this.specs.kernelspecs) : [];
@@ -534,5 +532,3 @@ export class NotebookApp {
     );
   }
 }
-
-export type { ContentsModel };
