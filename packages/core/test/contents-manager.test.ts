@@ -525,3 +525,46 @@ describe.each([
     expect(/^(version \d+)\1*$/.test(content)).toBe(true);
   });
 });
+
+describe('concurrent listings', () => {
+  /** A MemoryStore whose listings wait for a gate, so requests overlap deterministically. */
+  class GatedStore extends MemoryStore {
+    lists = 0;
+    gate: Promise<void> = Promise.resolve();
+    override async list(path: string) {
+      this.lists++;
+      const entries = await super.list(path);
+      await this.gate;
+      return entries;
+    }
+  }
+
+  it('share one listing while nothing changes, and never hide a write that finished before the request', async () => {
+    const store = new GatedStore();
+    const cm = new ContentsManager({ store });
+    await cm.save('a.txt', { type: 'file', format: 'text', content: 'a' });
+    let open!: () => void;
+    store.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const first = cm.get('');
+    const second = cm.get('');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.lists).toBe(1); // the second request joined the first listing
+    // a write finishes while that listing is still in flight
+    await cm.save('b.txt', { type: 'file', format: 'text', content: 'b' });
+    const third = cm.get('');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.lists).toBe(2); // a fresh listing, not the stale shared one
+    open();
+    const names = async (p: Promise<ContentsModel>) => ((await p).content as ContentsModel[]).map((m) => m.name);
+    expect(await names(first)).toEqual(['a.txt']);
+    expect(await names(second)).toEqual(['a.txt']);
+    expect(await names(third)).toEqual(['a.txt', 'b.txt']);
+    // callers get their own copies
+    const [x, y] = await Promise.all([cm.get(''), cm.get('')]);
+    const mine = (x.content as ContentsModel[])[0] as ContentsModel;
+    mine.name = 'changed';
+    expect((y.content as ContentsModel[])[0]?.name).toBe('a.txt');
+  });
+});

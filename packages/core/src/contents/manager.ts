@@ -108,6 +108,8 @@ export class ContentsManager {
   readonly #maxCopyBytes: number;
   readonly #locks = new KeyedLock();
   readonly #notary: NotebookNotary;
+  /** Directory listings being built, shared by concurrent requests for the same directory. */
+  readonly #listings = new Map<string, Promise<ContentsModel[]>>();
 
   constructor(options: ContentsManagerOptions) {
     this.store = options.store;
@@ -187,46 +189,48 @@ export class ContentsManager {
     if (path === '') throw badRequest('Cannot save over the root directory');
     if (this.isHidden(path)) throw badRequest(`Cannot create file or directory '${path}'`);
 
-    return this.#locks.run(path, async () => {
-      const existing = await this.store.stat(path);
-      // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
-      // a missing content is an empty notebook or text file (the spec's "new empty notebook").
-      const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
-      if (input.type === undefined) throw badRequest('No file type provided');
-      if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
-      const type = input.type as ContentType;
-      if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
-      await this.#checkPrecondition(path, existing, precondition);
-      if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
-      if (type === 'directory') {
-        if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
-        if (existing === null) await this.store.mkdir(path);
-        return { model: await this.get(path, { content: false }), created: true };
-      }
-      if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
-      let bytes: Uint8Array;
-      let message: string | null = null;
-      let trusted = false;
-      if (type === 'notebook') {
-        const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
-        bytes = serializeNotebook(parsed.notebook);
-        message = parsed.validationMessage;
-        trusted = allCellsTrusted(parsed.notebook);
-      } else {
-        bytes = encodeFileContent(path, input.content, input.format);
-      }
-      await this.store.write(path, bytes);
-      if (trusted) await this.#signQuietly(bytes);
-      // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
-      if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
-        await this.checkpoints.create(path);
-      }
-      const model = await this.get(path, { content: false, type });
-      model.hash = sha256(bytes);
-      model.hash_algorithm = HASH_ALGORITHM;
-      if (message !== null) model.message = message;
-      return { model, created: existing === null };
-    });
+    return this.#mutating(() =>
+      this.#locks.run(path, async () => {
+        const existing = await this.store.stat(path);
+        // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
+        // a missing content is an empty notebook or text file (the spec's "new empty notebook").
+        const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
+        if (input.type === undefined) throw badRequest('No file type provided');
+        if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
+        const type = input.type as ContentType;
+        if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
+        await this.#checkPrecondition(path, existing, precondition);
+        if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
+        if (type === 'directory') {
+          if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
+          if (existing === null) await this.store.mkdir(path);
+          return { model: await this.get(path, { content: false }), created: true };
+        }
+        if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
+        let bytes: Uint8Array;
+        let message: string | null = null;
+        let trusted = false;
+        if (type === 'notebook') {
+          const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
+          bytes = serializeNotebook(parsed.notebook);
+          message = parsed.validationMessage;
+          trusted = allCellsTrusted(parsed.notebook);
+        } else {
+          bytes = encodeFileContent(path, input.content, input.format);
+        }
+        await this.store.write(path, bytes);
+        if (trusted) await this.#signQuietly(bytes);
+        // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
+        if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
+          await this.checkpoints.create(path);
+        }
+        const model = await this.get(path, { content: false, type });
+        model.hash = sha256(bytes);
+        model.hash_algorithm = HASH_ALGORITHM;
+        if (message !== null) model.message = message;
+        return { model, created: existing === null };
+      }),
+    );
   }
 
   async #saveChunk(path: string, type: ContentType, input: SaveInput, existing: StoreStat | null): Promise<SaveResult> {
@@ -281,14 +285,16 @@ export class ContentsManager {
       throw badRequest(`Unexpected model type: '${type}'`, 'bad type');
     }
     if (!isValidName(base + ext)) throw badRequest(`Invalid extension: ${JSON.stringify(ext)}`, 'bad name');
-    return this.#locks.run(`dir:${dir}`, async () => {
-      const name = await incrementName(base + ext, insert, (n) => this.#occupied(joinPath(dir, n)));
-      const path = joinPath(dir, name);
-      if (type === 'directory') await this.store.mkdir(path);
-      else if (type === 'notebook') await this.save(path, { type, content: newNotebook() });
-      else await this.store.write(path, new Uint8Array());
-      return this.get(path, { content: false });
-    });
+    return this.#mutating(() =>
+      this.#locks.run(`dir:${dir}`, async () => {
+        const name = await incrementName(base + ext, insert, (n) => this.#occupied(joinPath(dir, n)));
+        const path = joinPath(dir, name);
+        if (type === 'directory') await this.store.mkdir(path);
+        else if (type === 'notebook') await this.save(path, { type, content: newNotebook() });
+        else await this.store.write(path, new Uint8Array());
+        return this.get(path, { content: false });
+      }),
+    );
   }
 
   /** POST `{copy_from}` to a directory: the target must be an existing, visible directory. */
@@ -310,31 +316,33 @@ export class ContentsManager {
     if (from === '') throw badRequest('Cannot copy the root directory');
     const source = await this.store.stat(from);
     if (source === null) throw notFound(`File or directory does not exist: ${from}`);
-    return this.#locks.run(`dir:${to}`, async () => {
-      const target = await this.store.stat(to);
-      let path: string;
-      if (target?.kind === 'directory') {
-        const name = source.kind === 'directory' ? baseName(from) : stripCopySuffix(baseName(from));
-        path = joinPath(to, await incrementName(name, '-Copy', (n) => this.#occupied(joinPath(to, n))));
-      } else if (target === null) {
-        const parent = await this.store.stat(parentPath(to));
-        if (parent?.kind !== 'directory') throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
-        path = to;
-      } else {
-        throw new NbserveError('conflict', `File already exists: ${to}`);
-      }
-      if (source.kind === 'directory') {
-        if (path.startsWith(`${from}/`)) throw badRequest(`Cannot copy ${from} into itself`);
-        await this.#checkCopySize(from);
-        await this.#copyTree(from, path);
-      } else {
-        await this.store.write(path, await this.store.read(from));
-        if (path.endsWith('.ipynb') && (await this.checkpoints.list(path)).length === 0) {
-          await this.checkpoints.create(path);
+    return this.#mutating(() =>
+      this.#locks.run(`dir:${to}`, async () => {
+        const target = await this.store.stat(to);
+        let path: string;
+        if (target?.kind === 'directory') {
+          const name = source.kind === 'directory' ? baseName(from) : stripCopySuffix(baseName(from));
+          path = joinPath(to, await incrementName(name, '-Copy', (n) => this.#occupied(joinPath(to, n))));
+        } else if (target === null) {
+          const parent = await this.store.stat(parentPath(to));
+          if (parent?.kind !== 'directory') throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
+          path = to;
+        } else {
+          throw new NbserveError('conflict', `File already exists: ${to}`);
         }
-      }
-      return this.get(path, { content: false });
-    });
+        if (source.kind === 'directory') {
+          if (path.startsWith(`${from}/`)) throw badRequest(`Cannot copy ${from} into itself`);
+          await this.#checkCopySize(from);
+          await this.#copyTree(from, path);
+        } else {
+          await this.store.write(path, await this.store.read(from));
+          if (path.endsWith('.ipynb') && (await this.checkpoints.list(path)).length === 0) {
+            await this.checkpoints.create(path);
+          }
+        }
+        return this.get(path, { content: false });
+      }),
+    );
   }
 
   async rename(rawFrom: string, rawTo: string): Promise<ContentsModel> {
@@ -349,8 +357,10 @@ export class ContentsManager {
     if ((await this.store.stat(parentPath(to)))?.kind !== 'directory') {
       throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
     }
-    await this.store.rename(from, to);
-    await this.checkpoints.renameAll(from, to);
+    await this.#mutating(async () => {
+      await this.store.rename(from, to);
+      await this.checkpoints.renameAll(from, to);
+    });
     return this.get(to, { content: false });
   }
 
@@ -365,8 +375,10 @@ export class ContentsManager {
       const entries = await this.store.list(path);
       if (entries.some((entry) => entry.name !== CHECKPOINT_DIR)) throw badRequest(`Directory ${path} not empty`);
     }
-    await this.store.remove(path);
-    await this.checkpoints.deleteAll(path);
+    await this.#mutating(async () => {
+      await this.store.remove(path);
+      await this.checkpoints.deleteAll(path);
+    });
   }
 
   /** `POST …/trust`: signs the notebook as it is now, so its outputs are trusted when read. */
@@ -410,7 +422,7 @@ export class ContentsManager {
 
   async restoreCheckpoint(rawPath: string, id: string): Promise<void> {
     const path = await this.#checkpointable(rawPath);
-    await this.#locks.run(path, () => this.checkpoints.restore(path, id));
+    await this.#mutating(() => this.#locks.run(path, () => this.checkpoints.restore(path, id)));
   }
 
   async deleteCheckpoint(rawPath: string, id: string): Promise<void> {
@@ -422,6 +434,18 @@ export class ContentsManager {
     const stat = await this.#visibleStat(path);
     if (stat.kind !== 'file') throw badRequest(`${path} is a directory, checkpoints are kept for files`, 'bad type');
     return path;
+  }
+
+  /**
+   * Runs a change to the store; afterwards no request joins a listing that started before it, so
+   * a client always sees its own writes (see #sortedChildren).
+   */
+  async #mutating<T>(change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      this.#listings.clear();
+    }
   }
 
   // --- models -------------------------------------------------------------------------------
@@ -467,6 +491,31 @@ export class ContentsManager {
   ): Promise<ContentsModel> {
     const model = this.#baseModel(path, stat, 'directory');
     if (!wantContent) return model;
+    const sorted = await this.#sortedChildren(path);
+    model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
+    if (page) model.total = sorted.length;
+    model.format = 'json';
+    return model;
+  }
+
+  /**
+   * The sorted child models of a directory. Concurrent requests for the same directory share one
+   * listing (50 clients refreshing a folder cost one readdir and one round of stats, not 50); each
+   * caller gets its own copies. Any change made through this manager ends the sharing.
+   */
+  async #sortedChildren(path: string): Promise<ContentsModel[]> {
+    let pending = this.#listings.get(path);
+    if (!pending) {
+      const started = this.#listChildren(path);
+      pending = started.finally(() => {
+        if (this.#listings.get(path) === pending) this.#listings.delete(path);
+      });
+      this.#listings.set(path, pending);
+    }
+    return (await pending).map((child) => ({ ...child }));
+  }
+
+  async #listChildren(path: string): Promise<ContentsModel[]> {
     const children: ContentsModel[] = [];
     for (const entry of await this.store.list(path)) {
       if (!this.allowHidden && entry.name.startsWith('.')) continue;
@@ -482,11 +531,7 @@ export class ContentsManager {
     keyed.sort(
       (a, b) => DIR_ORDER[a.child.type] - DIR_ORDER[b.child.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     );
-    const sorted = keyed.map((k) => k.child);
-    model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
-    if (page) model.total = sorted.length;
-    model.format = 'json';
-    return model;
+    return keyed.map((k) => k.child);
   }
 
   async #notebookModel(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
