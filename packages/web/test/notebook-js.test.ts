@@ -79,6 +79,25 @@ describe('the same notebook page with the built-in JavaScript kernel', () => {
     await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
   });
 
+  it('runs all cells from the Cell menu, and edits a rendered markdown cell on double-click', async () => {
+    const counts = () => page.locator('.code-cell .input-prompt').allTextContents();
+    const before = (await counts()).filter((c) => /\d/.test(c)).length;
+    await page.click('[data-menu=cell]');
+    await page.click('.menu-item[data-command=run-all]');
+    await expect
+      .poll(
+        async () => (await counts()).filter((c) => /\[(\d+)\]/.test(c) && Number(c.match(/\d+/)?.[0]) > before).length,
+      )
+      .toBeGreaterThan(1);
+    const md = page.locator('.markdown-cell.rendered').first();
+    await md.locator('.markdown-rendered').dblclick();
+    await page.locator('.markdown-cell:not(.rendered) .cm-editor').waitFor();
+    await page.keyboard.press('Shift+Enter');
+    await page.locator('.markdown-cell.rendered h2').first().waitFor();
+    await page.keyboard.press('Control+s');
+    await page.locator('.save-state[data-state=saved]').waitFor();
+  });
+
   it('autosaves on the interval from the notebook config section', async () => {
     const put = await page.request.put(`${h.url}api/config/notebook`, {
       data: { autosave_interval: 1000 },

@@ -155,6 +155,7 @@ export class Cell {
     if (this.type === 'markdown' && this.renderedMode && this.source.trim() !== '') {
       this.element.classList.add('rendered');
       this.rendered.replaceChildren(markdownElement(this.source));
+      this.rendered.ondblclick = () => this.edit();
       this.inputBox.replaceChildren(this.rendered);
       return;
     }
