@@ -131,9 +131,9 @@ describe('kernel start failures', () => {
     expect(mutePids).toEqual([]);
   });
 
-  it('a kernelspec whose program does not exist: clear 500, server keeps serving', async () => {
+  it('a kernelspec whose program does not exist: clear 503, server keeps serving', async () => {
     const res = await fx.api('POST', 'api/kernels', { name: 'missing' });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({
       message: 'Error starting kernel missing: /nonexistent/bin/kernel was not found',
     });

@@ -57,8 +57,13 @@ export class LocalProvisioner implements KernelProvisioner {
     installExitHook();
   }
 
-  #startError(request: LaunchRequest, what: string, cause?: unknown): NbserveError {
-    return new NbserveError('internal', `Error starting kernel ${request.spec.name}: ${what}`, {
+  #startError(
+    request: LaunchRequest,
+    what: string,
+    cause?: unknown,
+    kind: 'internal' | 'unavailable' | 'timeout' = 'internal',
+  ): NbserveError {
+    return new NbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
       reason: 'kernel start failed',
       cause,
     });
@@ -102,7 +107,8 @@ export class LocalProvisioner implements KernelProvisioner {
       const error = await spawnFailure;
       const what =
         error.code === 'ENOENT' ? `${command} was not found` : `${command} could not be started (${error.code})`;
-      throw this.#startError(request, what, error);
+      // The program the kernelspec names is missing: an unavailable external program (503).
+      throw this.#startError(request, what, error, error.code === 'ENOENT' ? 'unavailable' : 'internal');
     }
     liveGroups.add(pid);
     this.#options.registry?.add(request.kernelId, pid, connectionFile);
@@ -139,7 +145,12 @@ export class LocalProvisioner implements KernelProvisioner {
       }
       if (Date.now() > deadline) {
         await kill();
-        throw this.#startError(request, `no connection file after ${Math.round(request.timeoutMs / 1000)} s`);
+        throw this.#startError(
+          request,
+          `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
+          undefined,
+          'timeout',
+        );
       }
       await new Promise((r) => setTimeout(r, 20));
     }
