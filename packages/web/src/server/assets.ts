@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +11,10 @@ export const PREBUILT_DIR = path.resolve(HERE, '..', '..', 'dist', 'static');
 let cached: Promise<WebAssets> | undefined;
 
 /**
- * The browser bundle, built once per process. Running from TypeScript sources (tests,
- * `pnpm nbserve`) it is bundled in memory on first use, so no manual build step exists;
- * running from `dist` a prebuilt bundle is loaded if present.
+ * The browser bundle, built once per process. Wherever the TypeScript sources exist (tests,
+ * `pnpm nbserve`, the compiled CLI in this repository) they are bundled in memory on first use
+ * (about a second), so no manual build step exists; an install without sources loads the
+ * bundle `pnpm --filter @nbserve/web bundle` wrote.
  */
 export function getWebAssets(): Promise<WebAssets> {
   cached ??= loadAssets().catch((error: unknown) => {
@@ -23,8 +25,10 @@ export function getWebAssets(): Promise<WebAssets> {
 }
 
 async function loadAssets(): Promise<WebAssets> {
-  const fromDist = HERE.split(path.sep).includes('dist');
-  if (fromDist) {
+  // A prebuilt bundle is only for installs without the sources (the published package): in the
+  // repository the sources are bundled fresh, so a stale dist/static can never be served.
+  const hasSources = existsSync(path.resolve(HERE, '..', '..', 'src', 'browser', 'notebook.ts'));
+  if (!hasSources) {
     const prebuilt = await loadPrebuilt(PREBUILT_DIR);
     if (prebuilt) return prebuilt;
   }
