@@ -39,16 +39,19 @@ export function peekMsgType(header: Uint8Array): string {
 
 /** Same fast scan for any top-level string field of a small JSON object (`msg_id`, `session`). */
 export function peekStringField(json: Uint8Array, field: string): string {
-  const text = Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('latin1');
+  // Search the bytes in place: no string is made of the whole part on the hot path.
+  const bytes = Buffer.isBuffer(json) ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
   const key = `"${field}"`;
-  let at = text.indexOf(key);
+  let at = bytes.indexOf(key, 0, 'latin1');
   if (at >= 0) {
     at += key.length;
-    while (text[at] === ' ' || text[at] === ':') at++;
-    if (text[at] === '"') {
-      const end = text.indexOf('"', at + 1);
-      const value = end > at ? text.slice(at + 1, end) : '';
-      if (!value.includes('\\') && /^[\x20-\x7e]*$/.test(value)) return value;
+    while (bytes[at] === 0x20 || bytes[at] === 0x3a) at++;
+    if (bytes[at] === 0x22) {
+      const end = bytes.indexOf(0x22, at + 1);
+      if (end > at) {
+        const value = bytes.toString('latin1', at + 1, end);
+        if (!value.includes('\\') && /^[\x20-\x7e]*$/.test(value)) return value;
+      }
     }
   }
   try {
