@@ -55,7 +55,8 @@ export class KernelChannels {
   readonly shell = new zmq.Router();
   readonly control = new zmq.Router();
   readonly stdin = new zmq.Router();
-  readonly iopub = new zmq.Publisher();
+  /** XPUB: subscriptions are visible, so every new subscriber gets an `iopub_welcome` (5.5). */
+  readonly iopub = new zmq.XPublisher();
   readonly hb = new zmq.Reply();
   readonly signer: protocol.Signer;
   readonly #senders = new Map<Zmq.Writable, SerialSender>();
@@ -68,6 +69,7 @@ export class KernelChannels {
       this.#senders.set(socket, new SerialSender(socket));
     }
     this.iopub.sendHighWaterMark = 100_000;
+    this.iopub.verbosity = 'allSubs';
     // Report an input_request to a client whose stdin is not connected instead of dropping it.
     this.stdin.mandatory = true;
   }

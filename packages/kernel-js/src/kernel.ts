@@ -80,6 +80,7 @@ export class JsKernel {
     kernel.#serve(channels.control, (incoming) => kernel.#control(incoming));
     kernel.#serve(channels.stdin, (incoming) => kernel.#stdin(incoming));
     void kernel.#heartbeat();
+    void kernel.#welcomeSubscribers();
     kernel.#publish('status', { execution_state: 'starting' }, undefined);
     return kernel;
   }
@@ -111,6 +112,25 @@ export class JsKernel {
     const hb = this.#channels.hb;
     try {
       for await (const frames of hb) await hb.send(frames as Uint8Array[]);
+    } catch {
+      // closed
+    }
+  }
+
+  /**
+   * Protocol 5.5's `iopub_welcome`: a subscriber learns at once that its subscription is live
+   * (instead of polling kernel_info until some status message happens to arrive).
+   */
+  async #welcomeSubscribers(): Promise<void> {
+    try {
+      for await (const [frame] of this.#channels.iopub) {
+        if (frame?.[0] !== 1) continue;
+        const subscription = Buffer.from(frame.subarray(1));
+        // Sent under the subscription itself as topic, so exactly that prefix matches it.
+        const welcome = this.#message('iopub_welcome', { subscription: subscription.toString('utf8') }, undefined);
+        const topic = subscription.length > 0 ? subscription : Buffer.from(`kernel.${this.session}.iopub_welcome`);
+        void this.#channels.send(this.#channels.iopub, welcome, [topic]);
+      }
     } catch {
       // closed
     }

@@ -134,7 +134,7 @@ describe('installed kernelspec with Jupyter tools', () => {
     const timer = setTimeout(() => console.kill('SIGKILL'), 40_000);
     const code = await new Promise((resolve) => console.on('exit', resolve));
     clearTimeout(timer);
-    expect({ code, out }).toMatchObject({ code: 0 });
+    if (code !== 0) throw new Error(`jupyter console exited with ${code}:\n${out}`);
     expect(out).toContain('nbserve JavaScript kernel');
     expect(out).toMatch(/Out\[2\]: 42/);
     expect(out).toContain('from console');

@@ -175,6 +175,16 @@ describe('stdin', () => {
 });
 
 describe('wire', () => {
+  it('welcomes each new iopub subscriber (iopub_welcome)', async () => {
+    const sub = new zmq.Subscriber({ linger: 0 });
+    sub.subscribe('');
+    sub.connect(`tcp://${kernel.info.ip}:${kernel.info.iopub_port}`);
+    const welcome = protocol.fromRaw(protocol.decodeWire(await sub.receive()).raw);
+    expect(welcome.header.msg_type).toBe('iopub_welcome');
+    expect(welcome.content).toEqual({ subscription: '' });
+    sub.close();
+  });
+
   it('echoes heartbeats', async () => {
     const hb = new zmq.Request();
     hb.linger = 0;
