@@ -404,7 +404,7 @@ export class NotebookApp {
     await this.kernel.restart();
     this.notebook.clearRunning();
     if (clear) this.notebook.clearAllOutputs();
-    if (runAll) this.notebook.runAll();
+    if (runAll) await this.notebook.runAll();
   }
 
   private async trust(): Promise<void> {

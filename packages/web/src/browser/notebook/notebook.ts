@@ -340,7 +340,9 @@ export class Notebook {
     for (const cell of cells) this.runCell(cell);
   }
 
-  runAll(): void {
+  /** Waits for cells still being built after a load, so "run all" really runs all. */
+  async runAll(): Promise<void> {
+    await this.loaded;
     this.runCells(this.cells);
   }
 
@@ -348,7 +350,8 @@ export class Notebook {
     this.runCells(this.cells.slice(0, this.selected));
   }
 
-  runBelow(): void {
+  async runBelow(): Promise<void> {
+    await this.loaded;
     this.runCells(this.cells.slice(this.selected));
   }
 
