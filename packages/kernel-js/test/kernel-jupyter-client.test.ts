@@ -121,7 +121,8 @@ describe('installed kernelspec with Jupyter tools', () => {
     const prefix = path.join(dir, 'prefix');
     const console = spawn('/usr/bin/jupyter-console', ['--simple-prompt', '--kernel', 'javascript'], {
       cwd: dir,
-      env: { ...process.env, JUPYTER_PATH: path.join(prefix, 'share/jupyter') },
+      // A plain environment: nothing of the test runner's reaches the console or its kernel.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, JUPYTER_PATH: path.join(prefix, 'share/jupyter') },
     });
     let out = '';
     console.stdout.on('data', (d) => {
@@ -131,7 +132,7 @@ describe('installed kernelspec with Jupyter tools', () => {
       out += d;
     });
     console.stdin.end('const a = 20\na + 22\nconsole.log("from console")\n');
-    const timer = setTimeout(() => console.kill('SIGKILL'), 40_000);
+    const timer = setTimeout(() => console.kill('SIGKILL'), 50_000);
     const code = await new Promise((resolve) => console.on('exit', resolve));
     clearTimeout(timer);
     if (code !== 0) throw new Error(`jupyter console exited with ${code}:\n${out}`);
