@@ -128,7 +128,7 @@ describe.each(['in-process', 'socket'])('/api/contents over %s', (kind) => {
     }
     const page = await call('GET', '/api/contents/paged?offset=1&limit=2');
     expect(page.status).toBe(200);
-    expect((page.body?.content as { name: string }[]).map((m) => m.name)).toEqual(['b.txt', 'c.txt']);
+    expect(((page.body?.content ?? []) as { name: string }[]).map((m) => m.name)).toEqual(['b.txt', 'c.txt']);
     expect(page.body?.total).toBe(5);
     expect(page.res.headers.get('X-Total-Count')).toBe('5');
     const plain = await call('GET', '/api/contents/paged');

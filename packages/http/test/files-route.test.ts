@@ -152,8 +152,8 @@ describe('with allowHidden', () => {
         headers: { 'Content-Type': 'application/json' },
       });
       expect(put.status).toBe(201);
-      const escape = await t.request('GET', '/api/contents/.config/..%2F..%2Fetc');
-      expect(escape.status).toBe(400);
+      const escaped = await t.request('GET', '/api/contents/.config/..%2F..%2Fetc');
+      expect(escaped.status).toBe(400);
     } finally {
       await t.close();
       await fx.cleanup();
