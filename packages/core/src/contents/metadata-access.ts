@@ -16,9 +16,12 @@ const REMOTE_FILE_SYSTEMS = new Set([
   0x6b414653, // kafs
 ]);
 
-/** Safety nets for remote mounts below a local root; far above anything a local disk takes. */
-const SLOW_CALL_MS = 200;
-const SLOW_BATCH_MS = 500;
+/**
+ * Safety nets for remote mounts below a local root: far above anything a local disk takes, and
+ * above the scheduling stalls a busy machine causes (which must not push us onto the slow path).
+ */
+const SLOW_CALL_MS = 1000;
+const SLOW_BATCH_MS = 2000;
 const ASYNC_PERIOD_MS = 30_000;
 const STAT_BATCH = 256;
 
@@ -30,7 +33,7 @@ const STAT_BATCH = 256;
  * seconds of GC): a listing request makes several, and 10,000 entries make 10,000. So on a local
  * file system they run synchronously. On a network or FUSE file system (detected with statfs) a
  * synchronous call could stall the server, so they stay asynchronous; as a safety net for remote
- * mounts inside a local root, a call slower than 200 ms (or a batch of stats slower than 500 ms)
+ * mounts inside a local root, a call slower than 1 s (or a batch of stats slower than 2 s)
  * switches to asynchronous calls for the next 30 s. File *contents* are always read and written
  * asynchronously elsewhere.
  */
