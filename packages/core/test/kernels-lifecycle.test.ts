@@ -7,7 +7,7 @@ import { createKernelHarness, runOnClient } from './helpers/kernel-harness.js';
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
 
 beforeAll(async () => {
-  h = await createKernelHarness({ restartLimit: 2, stableStartMs: 5000 });
+  h = await createKernelHarness({ restartLimit: 1, stableStartMs: 10_000 });
 });
 afterAll(async () => {
   await h.dispose();
@@ -52,7 +52,7 @@ describe('kernel lifecycle with the flood kernel', () => {
     kernel.onLifecycle((e) => events.push(e));
     const removed: string[] = [];
     const off = h.manager.onRemoved((id) => removed.push(id));
-    await until(() => removed.includes(kernel.id), 40_000);
+    await until(() => removed.includes(kernel.id), 50_000);
     expect(events.filter((e) => e === 'restarting').length).toBeGreaterThanOrEqual(1);
     expect(events.at(-1)).toBe('dead');
     expect(kernel.executionState).toBe('dead');

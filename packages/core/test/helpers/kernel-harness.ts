@@ -21,7 +21,7 @@ export async function createKernelHarness(overrides: Partial<KernelManagerOption
   await writeFloodKernelSpec(kernelsDir, 'flood');
   await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
   await writeFloodKernelSpec(kernelsDir, 'flood-signal', { interruptMode: 'signal' });
-  await writeFloodKernelSpec(kernelsDir, 'dies', { extraArgs: ['--die-after', '1500'] });
+  await writeFloodKernelSpec(kernelsDir, 'dies', { extraArgs: ['--die-after', '5000'] });
   const { mkdir } = await import('node:fs/promises');
   await mkdir(root, { recursive: true });
   const kernelspecs = new KernelSpecManager({ dirs: [kernelsDir, '/usr/share/jupyter/kernels'] });
