@@ -169,6 +169,17 @@ describe('notebook page with a real python3 kernel', () => {
     expect(text).not.toContain('secret');
   });
 
+  it('drops an unanswered input() prompt when the kernel is interrupted', async () => {
+    const cell = await run("input('never answered: ')", false);
+    await cell.locator('.stdin-input').waitFor();
+    await commandMode();
+    await page.keyboard.press('i');
+    await page.keyboard.press('i');
+    await waitDone(cell);
+    expect(await cell.locator('.stdin-input').count()).toBe(0);
+    expect(await cell.locator('.output-error').textContent()).toContain('KeyboardInterrupt');
+  });
+
   it('completes with Tab and shows documentation with Shift-Tab', async () => {
     const cell = await lastCell();
     await cell.locator('.input-area').click();

@@ -54,6 +54,10 @@ async function main(): Promise<void> {
     const rest = decodeURIComponent(location.pathname.startsWith(prefix) ? location.pathname.slice(prefix.length) : '');
     void files.open(rest.replace(/^\/+/, ''), false);
   });
+  // Coming back to the tab (e.g. after creating a notebook in another one) shows what changed.
+  window.addEventListener('focus', () => {
+    if (panel.firstElementChild === files.element) void files.load();
+  });
   document.body.dataset.ready = 'true';
 }
 

@@ -48,6 +48,10 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
       return;
     }
     const target = e.target as HTMLElement;
+    if (e.key === 'Escape' && target.classList.contains('stdin-input')) {
+      notebook.enterCommand(); // leave an input() prompt, e.g. to interrupt with I I
+      return;
+    }
     if (target.closest('input,textarea,select,dialog,.cm-editor')) return;
     if (e.key === 'Escape') {
       // Also the way back to command mode when focus left the editor (a menu, the page).

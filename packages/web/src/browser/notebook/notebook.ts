@@ -409,6 +409,7 @@ export class Notebook {
           }
         },
         onDone: () => {
+          area.dropInputPrompts(); // an interrupted input() leaves nothing to answer
           cell.setRunning(false);
           this.onExecutionChange();
         },

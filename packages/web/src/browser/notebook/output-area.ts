@@ -111,6 +111,10 @@ export class OutputArea {
     this.nodes[index] = node;
   }
 
+  dropInputPrompts(): void {
+    for (const box of this.element.querySelectorAll('.stdin')) box.remove();
+  }
+
   /** An `input()` prompt; resolves when the user presses Enter. */
   askInput(prompt: string, password: boolean): Promise<string> {
     return new Promise((resolve) => {
@@ -123,7 +127,8 @@ export class OutputArea {
       const box = h('div', { className: 'output stdin' }, h('span', { className: 'stdin-prompt' }, prompt), input);
       this.element.append(box);
       input.addEventListener('keydown', (e) => {
-        e.stopPropagation(); // keep notebook shortcuts out of the prompt
+        // Keep notebook shortcuts out of the prompt; Esc still leaves it for command mode.
+        if (e.key !== 'Escape') e.stopPropagation();
         if (e.key !== 'Enter') return;
         const value = input.value;
         box.remove();
