@@ -6,8 +6,11 @@ import type { CheckpointModel } from './model.js';
  * visible; implementations only store and restore bytes.
  */
 export interface CheckpointStore {
-  /** Snapshots the current content of `path` (overwriting an existing checkpoint). */
-  create(path: string): Promise<CheckpointModel>;
+  /**
+   * Snapshots the current content of `path` (overwriting an existing checkpoint). `current` is
+   * that content when the caller has it at hand (a save just wrote it), saving a read.
+   */
+  create(path: string, current?: Uint8Array): Promise<CheckpointModel>;
   list(path: string): Promise<CheckpointModel[]>;
   /** Writes the checkpoint's content back to `path`; 404 when the checkpoint does not exist. */
   restore(path: string, id: string): Promise<void>;

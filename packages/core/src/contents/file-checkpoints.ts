@@ -28,8 +28,8 @@ export class FileCheckpointStore implements CheckpointStore {
     return joinPath(joinPath(parentPath(path), this.#dirName), `${stem}-checkpoint${ext}`);
   }
 
-  async create(path: string): Promise<CheckpointModel> {
-    const data = await this.#store.read(path);
+  async create(path: string, current?: Uint8Array): Promise<CheckpointModel> {
+    const data = current ?? (await this.#store.read(path));
     const cpPath = this.checkpointPath(path);
     const cpDir = parentPath(cpPath);
     const dirStat = await this.#store.stat(cpDir);

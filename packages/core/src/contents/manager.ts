@@ -222,7 +222,7 @@ export class ContentsManager {
         if (trusted) await this.#signQuietly(bytes);
         // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
         if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
-          await this.checkpoints.create(path);
+          await this.checkpoints.create(path, bytes);
         }
         const model = await this.get(path, { content: false, type });
         model.hash = sha256(bytes);
@@ -335,9 +335,10 @@ export class ContentsManager {
           await this.#checkCopySize(from);
           await this.#copyTree(from, path);
         } else {
-          await this.store.write(path, await this.store.read(from));
+          const bytes = await this.store.read(from);
+          await this.store.write(path, bytes);
           if (path.endsWith('.ipynb') && (await this.checkpoints.list(path)).length === 0) {
-            await this.checkpoints.create(path);
+            await this.checkpoints.create(path, bytes);
           }
         }
         return this.get(path, { content: false });

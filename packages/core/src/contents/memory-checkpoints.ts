@@ -17,8 +17,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
     this.#now = options.now ?? preciseNow;
   }
 
-  async create(path: string): Promise<CheckpointModel> {
-    const entry = { data: await this.#store.read(path), mtimeMs: this.#now() };
+  async create(path: string, current?: Uint8Array): Promise<CheckpointModel> {
+    const entry = { data: current ? current.slice() : await this.#store.read(path), mtimeMs: this.#now() };
     this.#checkpoints.set(path, entry);
     return { id: CHECKPOINT_ID, last_modified: isoTimestamp(entry.mtimeMs) };
   }
