@@ -4,6 +4,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, login, notebookJson, startHarness } from './harness.js';
 
+/** A 1x1 GIF. */
+const GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+
 let h: Harness;
 let page: Page;
 
@@ -37,6 +40,26 @@ const HOSTILE = notebookJson(
         },
       ],
     },
+    {
+      cell_type: 'code',
+      metadata: {},
+      execution_count: 2,
+      source: 'more()',
+      outputs: [
+        {
+          output_type: 'display_data',
+          metadata: {},
+          data: {
+            'image/svg+xml':
+              '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20" onload="window.__pwned = 5"><circle r="9" cx="10" cy="10"/></svg>',
+          },
+        },
+        { output_type: 'display_data', metadata: {}, data: { 'image/gif': GIF } },
+        { output_type: 'display_data', metadata: {}, data: { 'application/json': { answer: 42 } } },
+        { output_type: 'display_data', metadata: {}, data: { 'text/markdown': '**md** output' } },
+        { output_type: 'execute_result', execution_count: 2, metadata: {}, data: { 'text/latex': '$\\alpha^2$' } },
+      ],
+    },
   ],
   { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
 );
@@ -62,6 +85,18 @@ describe('untrusted notebooks', () => {
     expect(await page.locator('iframe.output-frame').count()).toBe(0);
     // The JavaScript output falls back to its text/plain form.
     expect(await page.locator('.output-display_data', { hasText: /^js$/ }).count()).toBe(1);
+    // SVG from an untrusted notebook is shown as an image (no script can run in an <img>).
+    expect(await page.locator('[data-mime-type="image/svg+xml"] img').getAttribute('src')).toMatch(
+      /^data:image\/svg\+xml;base64,/,
+    );
+    expect(await page.locator('.notebook-cells svg[onload]').count()).toBe(0);
+    expect(await page.locator('[data-mime-type="image/gif"] img').getAttribute('src')).toBe(
+      `data:image/gif;base64,${GIF}`,
+    );
+    expect(await page.locator('[data-mime-type="application/json"]').textContent()).toContain('"answer": 42');
+    expect(await page.locator('[data-mime-type="text/markdown"] strong').textContent()).toBe('md');
+    expect(await page.locator('[data-mime-type="text/latex"] .katex').count()).toBe(1);
+    expect(await page.locator('.output-execute_result .output-prompt').textContent()).toBe('Out[2]:');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(h.dialogs).toEqual([]);
   });
