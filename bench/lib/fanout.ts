@@ -1,6 +1,15 @@
 import type { Message } from './jupyter-message.js';
 import type { KernelClient } from './kernel-client.js';
 
+export class FanOutTimeout extends Error {
+  constructor(
+    timeoutMs: number,
+    readonly delivered: number[],
+  ) {
+    super(`did not finish within ${timeoutMs / 1000} s (delivered ${delivered.join(', ')})`);
+  }
+}
+
 export interface FanOutResult {
   /** Request sent to every client having seen iopub idle (and the sender its execute_reply), ms. */
   ms: number;
@@ -52,10 +61,7 @@ export async function executeFannedOut(
     clients.forEach((client, i) => {
       offs.push(client.onMessage((m) => (msgId ? handle(i, m) : pending.push([i, m]))));
     });
-    const timer = setTimeout(
-      () => finish(new Error(`fan-out did not finish in ${timeoutMs} ms (delivered ${delivered.join(',')})`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => finish(new FanOutTimeout(timeoutMs, [...delivered])), timeoutMs);
     sender.execute(code).then((m) => {
       msgId = m.header.msg_id;
       for (const [i, e] of pending.splice(0)) handle(i, e);

@@ -1,5 +1,5 @@
 import type { BenchContext } from '../lib/context.js';
-import { executeFannedOut } from '../lib/fanout.js';
+import { executeFannedOut, FanOutTimeout } from '../lib/fanout.js';
 import { ApiClient } from '../lib/http-client.js';
 import type { KernelClient } from '../lib/kernel-client.js';
 import { kernelspecArgv, launchDirect } from '../lib/kernels.js';
@@ -63,28 +63,45 @@ async function measureFloods(ctx: BenchContext, floods: Flood[], targets: { jupy
   for (const flood of floods) {
     const rate: Partial<Record<Subject, number>> = {};
     const delivered: Partial<Record<Subject, number>> = {};
-    const floor = await floodFloor(ctx, flood);
-    rate.floor = floor.rate;
-    delivered.floor = floor.minDelivered;
-    ctx.log(`${flood.label} floor: ${floor.ms.toFixed(0)} ms, ${floor.rate.toFixed(0)} ${flood.unit}`);
+    const notes: string[] = [];
+    // one subject failing (a timeout, a dropped connection) is a finding, not a reason to lose the others
+    const attempt = async (who: Subject, run: () => Promise<FloodOutcome | undefined>) => {
+      try {
+        return await run();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        notes.push(`${who}: ${message}`);
+        ctx.log(`${flood.label} ${who}: FAILED ${message}`);
+        if (error instanceof FanOutTimeout) delivered[who] = Math.min(...error.delivered);
+        return undefined;
+      }
+    };
+    const floor = await attempt('floor', () => floodFloor(ctx, flood));
+    if (floor) {
+      rate.floor = floor.rate;
+      delivered.floor = floor.minDelivered;
+      ctx.log(`${flood.label} floor: ${floor.ms.toFixed(0)} ms, ${floor.rate.toFixed(0)} ${flood.unit}`);
+    }
     for (const kind of ctx.serverKinds()) {
-      const outcome = await ctx.withServer(kind, async (server) => {
-        const api = new ApiClient(server.origin, server.token);
-        const kernel = await openServerKernel(server, api, flood.kernel);
-        const extra: WsKernelClient[] = [];
-        try {
-          for (let i = 1; i < flood.clients; i++) {
-            const client = await WsKernelClient.connect(server.origin, server.token, kernel.id);
-            await client.kernelInfo();
-            extra.push(client);
+      const outcome = await attempt(kind, () =>
+        ctx.withServer(kind, async (server) => {
+          const api = new ApiClient(server.origin, server.token);
+          const kernel = await openServerKernel(server, api, flood.kernel);
+          const extra: WsKernelClient[] = [];
+          try {
+            for (let i = 1; i < flood.clients; i++) {
+              const client = await WsKernelClient.connect(server.origin, server.token, kernel.id);
+              await client.kernelInfo();
+              extra.push(client);
+            }
+            return await floodRuns([kernel.ws, ...extra], flood, flood.runs);
+          } finally {
+            for (const client of extra) client.close();
+            await kernel.close().catch(() => undefined);
+            api.close();
           }
-          return await floodRuns([kernel.ws, ...extra], flood, flood.runs);
-        } finally {
-          for (const client of extra) client.close();
-          await kernel.close();
-          api.close();
-        }
-      });
+        }),
+      );
       if (!outcome) continue;
       rate[kind] = outcome.rate;
       delivered[kind] = outcome.minDelivered;
@@ -96,6 +113,7 @@ async function measureFloods(ctx: BenchContext, floods: Flood[], targets: { jupy
       metric: `${flood.label}: throughput${flood.clients > 1 ? ' per client' : ''}`,
       unit: flood.unit,
       values: rate,
+      notes,
       targets: [
         { kind: 'ratio', against: 'floor', op: '>=', bound: 0.8, text: '≥0.8x floor' },
         ...(targets.jupyterFactor
