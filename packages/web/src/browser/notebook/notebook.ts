@@ -404,9 +404,6 @@ export class Notebook {
           const count = msg.content.execution_count;
           if (typeof count === 'number') cell.setExecutionCount(count);
           this.handlePayload(msg);
-          if (msg.content.status === 'error' || msg.content.status === 'aborted') {
-            // stop_on_error: the kernel aborts queued cells; clear their stars.
-          }
         },
         onDone: () => {
           area.dropInputPrompts(); // an interrupted input() leaves nothing to answer

@@ -70,7 +70,12 @@ function sandboxFrame(mime: string, content: string): HTMLElement {
     title: 'Trusted output',
   });
   const onMessage = (event: MessageEvent) => {
+    if (frame.dataset.shown === 'true' && !frame.isConnected) {
+      window.removeEventListener('message', onMessage); // the output was cleared or replaced
+      return;
+    }
     if (event.source !== frame.contentWindow) return;
+    frame.dataset.shown = 'true';
     const data = event.data as { type?: string; height?: number };
     if (data.type === 'ready') frame.contentWindow?.postMessage({ type: 'render', mime, content }, '*');
     if (data.type === 'height' && typeof data.height === 'number')
