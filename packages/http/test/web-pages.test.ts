@@ -86,6 +86,7 @@ describe('web pages (in-process)', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
     expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self' ws://localhost wss://localhost");
     const html = await res.text();
     const config = html.match(/<script type="application\/json" id="nbserve-config">(.*?)<\/script>/s)?.[1] ?? '';
     expect(JSON.parse(config)).toMatchObject({ baseUrl: '/', path: 'sub dir', authEnabled: true });

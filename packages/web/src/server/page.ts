@@ -20,6 +20,15 @@ export const PAGE_CSP = [
   "object-src 'none'",
 ].join('; ');
 
+/**
+ * The page CSP for a request to `host`: older Safari does not count same-host WebSockets as
+ * 'self', so the kernel WebSocket origin is listed explicitly (only for a well-formed Host).
+ */
+export function pageCsp(host: string | undefined): string {
+  if (!host || !/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)) return PAGE_CSP;
+  return PAGE_CSP.replace("connect-src 'self'", `connect-src 'self' ws://${host} wss://${host}`);
+}
+
 /** What the browser code reads from the page's JSON data block. */
 export interface PageConfig {
   baseUrl: string;

@@ -1,4 +1,4 @@
-import { getWebAssets, PAGE_CSP, type PageConfig, renderPage } from '@nbserve/web';
+import { getWebAssets, type PageConfig, pageCsp, renderPage } from '@nbserve/web';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { ensureXsrfCookie } from '../../auth/cookies.js';
@@ -46,7 +46,7 @@ export async function sendPage(c: Ctx, entry: Entry, title: string, path: string
     outputFrameUrl: `${baseUrl}output-frame`,
   };
   return c.html(renderPage({ entry, title, config, assets }), 200, {
-    'Content-Security-Policy': PAGE_CSP,
+    'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
     'Cache-Control': 'no-store',
   });
 }
