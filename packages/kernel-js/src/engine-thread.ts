@@ -7,6 +7,21 @@ import type { FromWorker, Language, ToWorker } from './engine/messages.js';
 const TERMINATE_ACK_MS = 1000;
 /** A worker that has not handled an interrupt message within this time is running synchronous code. */
 const BUSY_MS = 100;
+/** Node internals that wrap a callback in JavaScript-side emitBefore/emitAfter(asyncId). */
+const CALLBACK_RUNNERS = new Set(['listOnTimeout', 'processImmediate', 'processTicksAndRejections']);
+
+interface InspectorMessage {
+  id?: number;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+}
+
+interface CallFrame {
+  callFrameId: string;
+  functionName: string;
+  url: string;
+}
 
 /**
  * The worker thread running user code, seen from the protocol thread. Interrupts reach a
@@ -19,7 +34,8 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
   readonly #inspector = new Session();
   #inspectorSession: string | undefined;
   #nextCommand = 1;
-  readonly #acks = new Map<number, () => void>();
+  readonly #acks = new Map<number, (reply: InspectorMessage) => void>();
+  readonly #events = new Map<string, (params: unknown) => void>();
   readonly #ready: Promise<void>;
 
   constructor(language: Language) {
@@ -34,8 +50,9 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
         this.#inspectorSession = sessions.get(this.#worker.threadId);
     });
     this.#inspector.on('NodeWorker.receivedMessageFromWorker', (event) => {
-      const reply = JSON.parse((event.params as { message: string }).message) as { id?: number };
-      if (reply.id !== undefined) this.#acks.get(reply.id)?.();
+      const message = JSON.parse((event.params as { message: string }).message) as InspectorMessage;
+      if (message.id !== undefined) this.#acks.get(message.id)?.(message);
+      else if (message.method) this.#events.get(message.method)?.(message.params);
     });
     const attached = new Promise<void>((resolve, reject) =>
       this.#inspector.post('NodeWorker.enable', { waitForDebuggerOnStart: false }, (error) =>
@@ -80,25 +97,65 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
     const handled = this.#waitFor('interrupted', BUSY_MS);
     this.send({ type: 'interrupt' });
     if (await handled) return;
-    const session = this.#inspectorSession;
-    if (!session) return;
-    const id = this.#nextCommand++;
-    const acknowledged = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, TERMINATE_ACK_MS);
-      this.#acks.set(id, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    if (!this.#inspectorSession) return;
     const settled = this.#waitFor('interrupted', TERMINATE_ACK_MS);
-    this.#inspector.post('NodeWorker.sendMessageToWorker', {
-      sessionId: session,
-      message: JSON.stringify({ id, method: 'Runtime.terminateExecution' }),
-    });
-    await acknowledged;
-    this.#acks.delete(id);
+    await this.#terminateSafely();
     // The queued `interrupt` message runs as soon as the terminated code has unwound.
     await settled;
+  }
+
+  /** One inspector command to the worker; resolves with its reply (undefined on timeout). */
+  #command(method: string, params: Record<string, unknown> = {}): Promise<InspectorMessage | undefined> {
+    const session = this.#inspectorSession;
+    if (!session) return Promise.resolve(undefined);
+    const id = this.#nextCommand++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#acks.delete(id);
+        resolve(undefined);
+      }, TERMINATE_ACK_MS);
+      this.#acks.set(id, (reply) => {
+        clearTimeout(timer);
+        this.#acks.delete(id);
+        resolve(reply);
+      });
+      this.#inspector.post('NodeWorker.sendMessageToWorker', {
+        sessionId: session,
+        message: JSON.stringify({ id, method, params }),
+      });
+    });
+  }
+
+  /**
+   * Terminates the worker's running JavaScript. Node's timer, immediate and nextTick runners
+   * push an async context in JavaScript and pop it after the callback; terminating inside such
+   * a callback would skip the pop and Node aborts on the unbalanced stack. So the worker is
+   * paused first, and in each such runner frame on the stack the pop is done in advance.
+   */
+  async #terminateSafely(): Promise<void> {
+    await this.#command('Debugger.enable');
+    const paused = new Promise<{ callFrames: CallFrame[] } | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), TERMINATE_ACK_MS);
+      this.#events.set('Debugger.paused', (params) => {
+        clearTimeout(timer);
+        resolve(params as { callFrames: CallFrame[] });
+      });
+    });
+    await this.#command('Debugger.pause');
+    const event = await paused;
+    this.#events.delete('Debugger.paused');
+    for (const frame of event?.callFrames ?? []) {
+      // Node's internal scripts show no url (or node:internal/...); user code always has one.
+      if (!CALLBACK_RUNNERS.has(frame.functionName) || !(frame.url === '' || frame.url.startsWith('node:'))) continue;
+      await this.#command('Debugger.evaluateOnCallFrame', {
+        callFrameId: frame.callFrameId,
+        expression: 'emitAfter(asyncId)',
+        silent: true,
+      });
+    }
+    await this.#command('Runtime.terminateExecution');
+    await this.#command('Debugger.resume');
+    await this.#command('Debugger.disable');
   }
 
   #waitFor(type: FromWorker['type'], timeoutMs: number): Promise<boolean> {

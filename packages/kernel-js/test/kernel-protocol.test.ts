@@ -120,6 +120,29 @@ describe('interrupt', () => {
     expect((await kernel.execute('1')).reply.content.status).toBe('ok');
   });
 
+  it('stops a loop that floods output, and delivers what was printed', async () => {
+    const loop = await kernel.send('shell', 'execute_request', { code: 'let n = 0;\nwhile (true) console.log(n++);' });
+    await new Promise((r) => setTimeout(r, 400));
+    await kernel.request('control', 'interrupt_request', {}, 10_000);
+    expect((await kernel.pending.get(loop))?.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
+    const printed = streamText(await kernel.iopubUntilIdle(loop));
+    expect(printed.startsWith('0\n1\n2\n')).toBe(true);
+    expect((await kernel.execute('n > 0')).reply.content.status).toBe('ok');
+  });
+
+  for (const schedule of ['setTimeout(spin, 50)', 'setImmediate(spin)', 'process.nextTick(spin)']) {
+    it(`frees the kernel from a busy loop started by ${schedule.replace('(spin', '(fn')} after its cell finished`, async () => {
+      await kernel.execute(`globalThis.spin = () => { for (;;) {} };\nsetTimeout(() => ${schedule}, 20); "scheduled"`);
+      await new Promise((r) => setTimeout(r, 300));
+      const blocked = await kernel.send('shell', 'execute_request', { code: '"after the loop"' });
+      await new Promise((r) => setTimeout(r, 300));
+      await kernel.request('control', 'interrupt_request', {}, 10_000);
+      const reply = await kernel.pending.get(blocked);
+      expect(reply?.content.status).toBe('ok');
+      expect((await kernel.execute('kept')).reply.content.status).toBe('ok');
+    });
+  }
+
   it('stops a loop that runs after an await, on SIGINT to the process group', async () => {
     const loop = await kernel.send('shell', 'execute_request', { code: 'await null;\nfor (;;) {}' });
     await new Promise((r) => setTimeout(r, 300));

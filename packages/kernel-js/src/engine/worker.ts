@@ -9,7 +9,6 @@ import { Console } from 'node:console';
 import { randomUUID } from 'node:crypto';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import vm from 'node:vm';
@@ -64,20 +63,22 @@ function streamWriter(name: 'stdout' | 'stderr') {
   };
 }
 
-/** A Writable whose writes land in the stream buffer synchronously. */
-function captureStream(name: 'stdout' | 'stderr'): Writable {
-  return new Writable({
-    decodeStrings: false,
-    write(chunk, encoding, callback) {
-      streams.write(cellOf(), name, textOf(chunk, encoding));
-      callback();
-    },
-  });
-}
+/**
+ * Plain writers, not stream.Writable: an interrupt may terminate execution in the middle of a
+ * write, and a Writable would then stay "busy" and buffer every later line forever.
+ * `ignoreErrors: false` makes Console call nothing but `write`.
+ */
+const captureStream = (name: 'stdout' | 'stderr') =>
+  ({ write: streamWriter(name) }) as unknown as NodeJS.WritableStream;
 
 process.stdout.write = streamWriter('stdout') as typeof process.stdout.write;
 process.stderr.write = streamWriter('stderr') as typeof process.stderr.write;
-const userConsole = new Console({ stdout: captureStream('stdout'), stderr: captureStream('stderr'), colorMode: false });
+const userConsole = new Console({
+  stdout: captureStream('stdout'),
+  stderr: captureStream('stderr'),
+  colorMode: false,
+  ignoreErrors: false,
+});
 
 // The vm loader flag is documented but marked experimental; its warning would reach the log.
 const emitWarning = process.emitWarning.bind(process);
