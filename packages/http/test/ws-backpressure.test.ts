@@ -20,8 +20,8 @@ beforeAll(async () => {
   h = await createKernelHarness();
   hub = new ChannelsHub(h.manager, {
     pingIntervalMs: 0,
-    highWaterBytes: 64 * 1024,
-    overflowBytes: 512 * 1024,
+    highWaterBytes: 1024 * 1024,
+    overflowBytes: 8 * 1024 * 1024,
     rateLimit: { msgRate: 0, dataRate: 0, windowSeconds: 3 },
     replayMaxBytes: 256 * 1024,
     replayMaxAgeMs: 60_000,
@@ -59,7 +59,7 @@ describe('back-pressure', () => {
     const request = protocol.createMessage(
       'execute_request',
       {
-        code: 'flood 20000 200',
+        code: 'flood 40000 600',
         silent: false,
         store_history: false,
         user_expressions: {},
@@ -73,10 +73,10 @@ describe('back-pressure', () => {
       fast.texts.some(
         (t) => t.includes(request.header.msg_id) && t.includes('"execution_state":"idle"') && t.includes('"status"'),
       );
-    const deadline = Date.now() + 40_000;
+    const deadline = Date.now() + 50_000;
     while (!idle() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const streams = fast.texts.filter((t) => t.includes('"msg_type":"stream"') && t.includes(request.header.msg_id));
-    expect(streams).toHaveLength(20_000);
+    expect(streams).toHaveLength(40_000);
     // The slow one was cut off rather than buffered without bound.
     (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
     expect(await slowClosed).toBe(1013);
@@ -89,7 +89,7 @@ describe('back-pressure', () => {
     const replayed = back.texts.filter((t) => t.includes('"msg_type":"stream"'));
     expect(replayed.length).toBeGreaterThan(0);
     expect(replayed.join('').length).toBeLessThan(400 * 1024);
-    expect(replayed.at(-1)).toContain('"text":"19999');
+    expect(replayed.at(-1)).toContain('"text":"39999');
     fast.ws.close();
     back.ws.close();
   });

@@ -167,6 +167,22 @@ describe('channels WebSocket', () => {
     await Promise.all([again.close(), other.close()]);
   });
 
+  it('keeps at most 16 disconnected sessions per kernel for replay', async () => {
+    for (let i = 0; i < 20; i++) {
+      const c = new Client(kernelId, { session: `churn-${i}` });
+      await c.opened;
+      await c.close();
+    }
+    const hub = fx.server.app.services.channels;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(hub.detachedSessions(kernelId)).toBe(16);
+    // The newest ones are those kept: reconnecting the last one still replays.
+    const last = new Client(kernelId, { session: 'churn-19' });
+    await last.opened;
+    expect(hub.detachedSessions(kernelId)).toBe(15);
+    await last.close();
+  });
+
   it('a newer socket with the same session_id replaces the older one', async () => {
     const session = protocol.newMsgId();
     const older = new Client(kernelId, { session });

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 describe('IOPub rate limit (when configured)', () => {
-  it('pauses a flood with one stderr notice, then delivers the idle status and the reply', async () => {
+  it('pauses a flood with a stderr notice, then delivers the idle status and the reply', async () => {
     const { id } = (await (await fx.api('POST', 'api/kernels', { name: 'flood' })).json()) as { id: string };
     const ws = new WebSocket(
       `${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=rl&token=${TOKEN}`,
@@ -50,8 +50,9 @@ describe('IOPub rate limit (when configured)', () => {
     }
     const streams = mine().filter((r) => r.msg.header.msg_type === 'stream');
     const notices = streams.filter((r) => r.msg.content.name === 'stderr');
-    expect(notices).toHaveLength(1);
-    expect(String(notices[0]?.msg.content.text)).toContain('IOPub message rate exceeded');
+    // One notice per time the limit is crossed (a slow machine may dip below 80% and cross again).
+    expect(notices.length).toBeGreaterThanOrEqual(1);
+    for (const n of notices) expect(String(n.msg.content.text)).toMatch(/^IOPub message rate exceeded\./);
     expect(streams.length).toBeLessThan(3000);
     expect(mine().find((r) => r.channel === 'shell')?.msg.content.status).toBe('ok');
     ws.close();

@@ -35,6 +35,11 @@ export class ChannelsHub {
     return n;
   }
 
+  /** Disconnected sessions of a kernel kept for replay. */
+  detachedSessions(kernelId: string): number {
+    return this.#fanouts.get(kernelId)?.detachedSessions ?? 0;
+  }
+
   /** Dropped client frames per kernel (bad framing, bad channel). */
   badFrames(kernelId: string): number {
     return this.#fanouts.get(kernelId)?.badFrames ?? 0;

@@ -16,6 +16,9 @@ export interface FanoutOptions extends ChannelSocketOptions {
   onActivity?: () => void;
 }
 
+/** Disconnected sessions kept for replay per kernel. */
+const MAX_DETACHED_SESSIONS = 16;
+
 /**
  * A frontend, identified by its `session_id`: its own kernel sockets (so replies and stdin come
  * back to it alone), its current WebSocket if connected, and a replay buffer while it is not.
@@ -74,6 +77,13 @@ export class KernelFanout {
     if (now - this.#lastTouch < 1000) return;
     this.#lastTouch = now;
     this.#options.onActivity?.();
+  }
+
+  /** Sessions kept for replay while their WebSocket is away. */
+  get detachedSessions(): number {
+    let n = 0;
+    for (const s of this.#sessions.values()) if (!s.socket) n++;
+    return n;
   }
 
   /** Open WebSockets on this kernel. */
@@ -161,6 +171,17 @@ export class KernelFanout {
     session.buffer = new ReplayBuffer(this.#options.replayMaxBytes, this.#options.replayMaxAgeMs);
     session.expiry = setTimeout(() => this.#forget(session), this.#options.replayMaxAgeMs);
     session.expiry.unref();
+    // A client that keeps reconnecting under new session ids must not pile up buffers: only the
+    // most recently detached sessions are kept (Map order is attach order; oldest go first).
+    let detached = 0;
+    for (const s of this.#sessions.values()) if (!s.socket) detached++;
+    for (const s of this.#sessions.values()) {
+      if (detached <= MAX_DETACHED_SESSIONS) break;
+      if (!s.socket && s !== session) {
+        this.#forget(s);
+        detached--;
+      }
+    }
   }
 
   #forget(session: ClientSession): void {
