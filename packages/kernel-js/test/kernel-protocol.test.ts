@@ -243,7 +243,7 @@ describe('wire', () => {
     expect(ofType(r.iopub, 'execute_result')[0]?.content.data).toEqual({ 'text/plain': "[ 'undefined', 1 ]" });
   });
 
-  it('attributes late output of timers to the cell that started them', async () => {
+  it('attributes late output of timers to the last cell run', async () => {
     const r = await kernel.execute('setTimeout(() => console.log("late"), 50); "started"');
     await new Promise((res) => setTimeout(res, 300));
     const parent = r.reply.parent_header as protocol.MessageHeader;
