@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,11 +120,17 @@ describe('installed kernelspec with Jupyter tools', () => {
 
   it('works in jupyter console', async () => {
     const prefix = path.join(dir, 'prefix');
+    // Input from a regular file: a clean EOF, exactly like `jupyter console < cells.js`.
+    const input = path.join(dir, 'console-input.js');
+    await writeFile(input, 'const a = 20\na + 22\nconsole.log("from console")\n');
+    const stdin = openSync(input, 'r');
     const console = spawn('/usr/bin/jupyter-console', ['--simple-prompt', '--kernel', 'javascript'], {
       cwd: dir,
+      stdio: [stdin, 'pipe', 'pipe'],
       // A plain environment: nothing of the test runner's reaches the console or its kernel.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, JUPYTER_PATH: path.join(prefix, 'share/jupyter') },
     });
+    closeSync(stdin);
     let out = '';
     console.stdout.on('data', (d) => {
       out += d;
@@ -131,7 +138,6 @@ describe('installed kernelspec with Jupyter tools', () => {
     console.stderr.on('data', (d) => {
       out += d;
     });
-    console.stdin.end('const a = 20\na + 22\nconsole.log("from console")\n');
     const timer = setTimeout(() => console.kill('SIGKILL'), 50_000);
     const code = await new Promise((resolve) => console.on('exit', resolve));
     clearTimeout(timer);
