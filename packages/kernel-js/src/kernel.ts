@@ -222,7 +222,8 @@ export class JsKernel {
     const { header, content } = incoming.message;
     const code = typeof content.code === 'string' ? content.code : '';
     const silent = content.silent === true;
-    const storeHistory = content.store_history !== false && !silent;
+    // As in IPython, an empty cell neither counts nor enters the history.
+    const storeHistory = content.store_history !== false && !silent && code.trim() !== '';
     const stopOnError = content.stop_on_error !== false;
     if (storeHistory) this.#executionCount++;
     const executionCount = this.#executionCount;

@@ -197,6 +197,8 @@ describe('execute', () => {
     expect(silent.reply.content.execution_count).toBe(before);
     const noHistory = await kernel.execute('6', { store_history: false });
     expect(noHistory.reply.content.execution_count).toBe(before);
+    const empty = await kernel.execute('  \n');
+    expect(empty.reply.content).toMatchObject({ status: 'ok', execution_count: before });
     const withExpr = await kernel.execute('const ue = 3', {
       user_expressions: { doubled: 'ue * 2', bad: 'nope.nope' },
     });
