@@ -11,6 +11,7 @@ export {
   type SaveInput,
   type SavePrecondition,
   type SaveResult,
+  type SerializedModel,
 } from './manager.js';
 export { MemoryCheckpointStore } from './memory-checkpoints.js';
 export { MemoryStore } from './memory-store.js';

@@ -17,6 +17,7 @@ import { incrementName, stripCopySuffix } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
 import { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
+import { type ServedNotebook, ServedNotebookCache } from './served-notebook-cache.js';
 import type { ByteRange, ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp, parseTimestampMicros } from './timestamps.js';
 
@@ -35,6 +36,16 @@ export interface ContentsManagerOptions {
   maxCopyFolderBytes?: number;
   /** Signs trusted notebooks; default an in-memory notary (trust lasts for the process). */
   notary?: NotebookNotary;
+  /** Characters of served notebook JSON kept for reopening unchanged notebooks. Default 64 Mi; 0 = off. */
+  notebookCacheChars?: number;
+}
+
+/** A model and its JSON text (see `ContentsManager.getSerialized`). */
+export interface SerializedModel {
+  /** The model; for a notebook served from JSON text its `content` is `null` (it is in `json`). */
+  model: ContentsModel;
+  /** Exactly `JSON.stringify` of the full model. */
+  json: string;
 }
 
 export interface GetOptions {
@@ -94,6 +105,7 @@ const CHECKPOINT_DIR = '.ipynb_checkpoints';
 const MAX_COPY_DEPTH = 64;
 const TYPES: ReadonlySet<string> = new Set(['directory', 'notebook', 'file']);
 const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
+const CONTENT_PLACEHOLDER = '"content":null';
 
 /**
  * Jupyter contents semantics (reference §3) over a ContentsStore: models, formats, hashes, untitled
@@ -110,6 +122,9 @@ export class ContentsManager {
   readonly #notary: NotebookNotary;
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
+  readonly #served: ServedNotebookCache;
+  /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
+  #trustGeneration = 0;
 
   constructor(options: ContentsManagerOptions) {
     this.store = options.store;
@@ -126,6 +141,7 @@ export class ContentsManager {
     }
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
     this.#notary = options.notary ?? new NotebookNotary();
+    this.#served = new ServedNotebookCache(options.notebookCacheChars ?? 64 * 1024 * 1024);
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -154,6 +170,50 @@ export class ContentsManager {
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
     if (type === 'notebook') return this.#notebookModel(path, stat, wantContent, options.hash ?? false);
     return this.#fileModel(path, stat, wantContent, options.format, options.hash ?? false);
+  }
+
+  /**
+   * `get` with the model already serialized, for answering over the wire. A notebook's content
+   * comes from its cached JSON text while the file is unchanged (see ServedNotebookCache), so
+   * reopening a big notebook never parses or re-serializes it; the text is identical to
+   * `JSON.stringify(await get(path, options))`.
+   */
+  async getSerialized(rawPath: string, options: GetOptions = {}): Promise<SerializedModel> {
+    const path = normalizeApiPath(rawPath);
+    const stat = await this.#visibleStat(path);
+    const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
+    if (stat.kind !== 'file' || type !== 'notebook' || options.content === false || options.hash) {
+      const model = await this.get(path, options);
+      return { model, json: JSON.stringify(model) };
+    }
+    const served = await this.#servedNotebook(path, stat);
+    const model = this.#baseModel(path, stat, 'notebook');
+    model.size = served.size;
+    model.format = 'json';
+    if (served.message !== null) model.message = served.message;
+    const shell = JSON.stringify(model);
+    // Strings escape every `"`, so this key can only be the model's own `content` field.
+    const at = shell.indexOf(CONTENT_PLACEHOLDER);
+    const json = `${shell.slice(0, at)}"content":${served.contentJson}${shell.slice(at + CONTENT_PLACEHOLDER.length)}`;
+    return { model, json };
+  }
+
+  async #servedNotebook(path: string, stat: StoreStat): Promise<ServedNotebook> {
+    const cached = this.#served.get(path, stat);
+    if (cached) return cached;
+    const generation = this.#trustGeneration;
+    const bytes = await this.store.read(path);
+    const parsed = readNotebook(bytes, path);
+    const trusted = await this.#isTrusted(bytes);
+    const served: ServedNotebook = {
+      contentJson: JSON.stringify(markCells(parsed.notebook, trusted)),
+      size: bytes.byteLength,
+      message: parsed.validationMessage,
+    };
+    // Made-up cell ids differ on every read in Jupyter too; such a notebook is not pinned to one set.
+    const unchanged = bytes.byteLength === stat.size && generation === this.#trustGeneration;
+    if (!parsed.generatedIds && unchanged) this.#served.set(path, stat, served);
+    return served;
   }
 
   /**
@@ -390,6 +450,7 @@ export class ContentsManager {
     const bytes = await this.store.read(path);
     readNotebook(bytes, path); // only notebooks can be trusted
     await this.#notary.sign(bytes);
+    this.#trusted(); // any notebook with these bytes is trusted now
   }
 
   /**
@@ -408,6 +469,12 @@ export class ContentsManager {
   /** Trust is a convenience: failing to record it (unwritable data dir) must not fail the save. */
   async #signQuietly(bytes: Uint8Array): Promise<void> {
     await this.#notary.sign(bytes).catch(() => undefined);
+    this.#trusted(); // any notebook with these bytes is trusted now
+  }
+
+  #trusted(): void {
+    this.#trustGeneration++;
+    this.#served.clear();
   }
 
   // --- checkpoints --------------------------------------------------------------------------

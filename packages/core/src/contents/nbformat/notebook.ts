@@ -11,6 +11,8 @@ export interface ParsedNotebook {
   notebook: Json;
   /** `Notebook validation failed: ...` when the notebook does not satisfy the v4 schema. */
   validationMessage: string | null;
+  /** True when cells lacked the ids nbformat 4.5 requires (or came from v3) and were given random ones. */
+  generatedIds: boolean;
 }
 
 /** A new, empty v4.5 notebook, as `nbformat.v4.new_notebook()`. */
@@ -34,18 +36,30 @@ export function toNotebookV4(value: unknown, what: string): ParsedNotebook {
   }
   // The shape check returned fresh top-level objects; the transforms below copy what they change.
   const input = shape.output as Json;
-  const notebook = addMissingCellIds(rejoinLines(input.nbformat === 3 ? upgradeV3ToV4(input) : input));
+  const notebook = rejoinLines(input.nbformat === 3 ? upgradeV3ToV4(input) : input);
+  // the v3 upgrade makes up ids too
+  const generatedIds = addMissingCellIds(notebook) || input.nbformat === 3;
   const problem = validateNotebookV4(notebook);
-  return { notebook, validationMessage: problem === null ? null : `Notebook validation failed: ${problem}` };
+  return {
+    notebook,
+    validationMessage: problem === null ? null : `Notebook validation failed: ${problem}`,
+    generatedIds,
+  };
 }
 
-/** nbformat 4.5 requires cell ids; like nbformat's validator, fill in missing ones instead of failing. */
-function addMissingCellIds(nb: Json): Json {
-  if (typeof nb.nbformat_minor !== 'number' || nb.nbformat_minor < 5 || !Array.isArray(nb.cells)) return nb;
+/**
+ * nbformat 4.5 requires cell ids; like nbformat's validator, fill in missing ones instead of
+ * failing. Returns whether any id was made up.
+ */
+function addMissingCellIds(nb: Json): boolean {
+  if (typeof nb.nbformat_minor !== 'number' || nb.nbformat_minor < 5 || !Array.isArray(nb.cells)) return false;
+  let generated = false;
   for (const cell of nb.cells as Json[]) {
-    if (cell.id === undefined) cell.id = randomCellId(); // cells are rejoinLines' own copies
+    if (cell.id !== undefined) continue;
+    cell.id = randomCellId(); // cells are rejoinLines' own copies
+    generated = true;
   }
-  return nb;
+  return generated;
 }
 
 /** Reads notebook bytes from storage; unreadable JSON is a 400 naming the path, as in Jupyter. */

@@ -110,7 +110,7 @@ async function get(c: Ctx, path: string): Promise<Response> {
     throw badRequest(issue.message, QUERY_REASON[key] ?? null);
   }
   const query = parsed.output;
-  const model = await c.get('services').contents.get(path, {
+  const { model, json } = await c.get('services').contents.getSerialized(path, {
     ...(query.type ? { type: query.type } : {}),
     ...(query.format ? { format: query.format } : {}),
     content: query.content !== '0',
@@ -119,9 +119,11 @@ async function get(c: Ctx, path: string): Promise<Response> {
       ? { page: { offset: query.offset ?? 0, limit: query.limit ?? Number.MAX_SAFE_INTEGER } }
       : {}),
   });
-  const response = modelResponse(c, model, 200, false);
-  if (model.total !== undefined) response.headers.set('X-Total-Count', String(model.total));
-  return response;
+  const headers = modelHeaders(c, model, false);
+  if (model.total !== undefined) headers['X-Total-Count'] = String(model.total);
+  // Already JSON text (a cached notebook's content is spliced in): sent as c.json would send it.
+  headers['Content-Type'] = 'application/json';
+  return c.body(json, 200, headers);
 }
 
 async function put(c: Ctx, path: string): Promise<Response> {
@@ -205,11 +207,15 @@ function precondition(c: Ctx): SavePrecondition {
 }
 
 function modelResponse(c: Ctx, model: ContentsModel, status: 200 | 201, withLocation: boolean): Response {
+  return c.json(model, status, modelHeaders(c, model, withLocation));
+}
+
+function modelHeaders(c: Ctx, model: ContentsModel, withLocation: boolean): Record<string, string> {
   const headers: Record<string, string> = {
     'Last-Modified': httpDate(model.last_modified),
     'Cache-Control': 'no-store',
   };
   if (withLocation) headers.Location = `${urlBase(c)}api/contents/${escapePath(model.path)}`;
   if (model.hash) headers.ETag = `"${model.hash}"`;
-  return c.json(model, status, headers);
+  return headers;
 }

@@ -1,0 +1,181 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentsManager, FileSystemStore, type GetOptions } from '../src/index.js';
+
+/** Counts reads, so a test can tell a cached answer from a parsed one. */
+class CountingStore extends FileSystemStore {
+  reads = 0;
+  override async read(path: string): Promise<Uint8Array> {
+    this.reads++;
+    return super.read(path);
+  }
+}
+
+const png = Buffer.alloc(3000, 7).toString('base64');
+/** A notebook as nbformat writes it: split lines, sorted keys, an image output. */
+const onDisk = (text: string) =>
+  `${JSON.stringify(
+    {
+      cells: [
+        {
+          cell_type: 'code',
+          execution_count: 1,
+          id: 'c1',
+          metadata: {},
+          outputs: [
+            { data: { 'image/png': png, 'text/plain': ['<Figure>'] }, metadata: {}, output_type: 'display_data' },
+            { name: 'stdout', output_type: 'stream', text: ['a\n', 'b\n'] },
+          ],
+          source: ['print("a")\n', text],
+        },
+        { cell_type: 'markdown', id: 'm1', metadata: {}, source: ['# Title ü ✓\n', '"quoted" \\ text'] },
+      ],
+      metadata: { kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    },
+    null,
+    1,
+  )}\n`;
+
+let root: string;
+let store: CountingStore;
+let contents: ContentsManager;
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-serialized-'));
+  await fs.mkdir(nodePath.join(root, 'sub'));
+  await fs.writeFile(nodePath.join(root, 'nb.ipynb'), onDisk('x = 1'));
+  await fs.writeFile(nodePath.join(root, 'sub', 'a.txt'), 'hello');
+  // v3, missing ids (4.5), and schema violations take other paths through readNotebook
+  await fs.writeFile(
+    nodePath.join(root, 'v3.ipynb'),
+    JSON.stringify({
+      nbformat: 3,
+      nbformat_minor: 0,
+      metadata: { name: 'old' },
+      worksheets: [{ cells: [{ cell_type: 'code', input: 'x', outputs: [], language: 'python' }] }],
+    }),
+  );
+  await fs.writeFile(
+    nodePath.join(root, 'noids.ipynb'),
+    JSON.stringify({
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [{ cell_type: 'markdown', metadata: {}, source: 'x' }],
+    }),
+  );
+  await fs.writeFile(
+    nodePath.join(root, 'invalid.ipynb'),
+    JSON.stringify({
+      nbformat: 4,
+      nbformat_minor: 4,
+      metadata: {},
+      cells: [{ cell_type: 'markdown', metadata: {}, source: 7 }],
+    }),
+  );
+  store = new CountingStore(root);
+  contents = new ContentsManager({ store });
+});
+
+afterAll(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('ContentsManager.getSerialized', () => {
+  const cases: [string, GetOptions][] = [
+    ['nb.ipynb', {}],
+    ['nb.ipynb', { content: false }],
+    ['nb.ipynb', { hash: true }],
+    ['nb.ipynb', { type: 'file' }],
+    ['nb.ipynb', { type: 'file', format: 'base64' }],
+    ['invalid.ipynb', {}],
+    ['sub', {}],
+    ['sub', { page: { offset: 0, limit: 1 } }],
+    ['', {}],
+    ['sub/a.txt', {}],
+  ];
+  it.each(cases)('%s %j is exactly JSON.stringify(get())', async (path, options) => {
+    const expected = JSON.stringify(await contents.get(path, options));
+    // twice: the second notebook answer comes from the cache
+    expect((await contents.getSerialized(path, options)).json).toBe(expected);
+    expect((await contents.getSerialized(path, options)).json).toBe(expected);
+  });
+
+  it('reopening an unchanged notebook reads nothing; its model carries content only as text', async () => {
+    const first = await contents.getSerialized('nb.ipynb');
+    const before = store.reads;
+    const again = await contents.getSerialized('nb.ipynb');
+    expect(store.reads).toBe(before);
+    expect(again.json).toBe(first.json);
+    expect(again.model.content).toBeNull();
+    expect(again.model.format).toBe('json');
+    expect(JSON.parse(again.json).content.cells[0].outputs[0].data['image/png']).toBe(png);
+  });
+
+  it('serves an edit made on disk at once, even with the same size', async () => {
+    const file = nodePath.join(root, 'edited.ipynb');
+    await fs.writeFile(file, onDisk('x = 1'));
+    const before = JSON.parse((await contents.getSerialized('edited.ipynb')).json);
+    expect(before.content.cells[0].source).toBe('print("a")\nx = 1');
+    await fs.writeFile(file, onDisk('y = 2'));
+    const after = JSON.parse((await contents.getSerialized('edited.ipynb')).json);
+    expect(after.content.cells[0].source).toBe('print("a")\ny = 2');
+    expect(after.size).toBe(before.size);
+  });
+
+  it('notebooks given made-up cell ids are parsed on every read, as in Jupyter', async () => {
+    const withoutIds = (json: string) => json.replace(/"id":"[\w-]+"/g, '"id":"?"');
+    const v3 = JSON.stringify(await contents.get('v3.ipynb'));
+    expect(withoutIds((await contents.getSerialized('v3.ipynb')).json)).toBe(withoutIds(v3));
+    const before = store.reads;
+    expect((await contents.getSerialized('v3.ipynb')).json).not.toBe((await contents.getSerialized('v3.ipynb')).json);
+    expect(store.reads).toBe(before + 2);
+    const a = JSON.parse((await contents.getSerialized('noids.ipynb')).json);
+    const b = JSON.parse((await contents.getSerialized('noids.ipynb')).json);
+    expect(store.reads).toBe(before + 4);
+    expect(a.content.cells[0].id).toMatch(/^[\w-]+$/);
+    expect(b.content.cells[0].id).not.toBe(a.content.cells[0].id);
+  });
+
+  it('trusting a notebook changes what a cached read serves', async () => {
+    const untrusted = JSON.parse((await contents.getSerialized('nb.ipynb')).json);
+    expect(untrusted.content.cells[0].metadata.trusted).toBe(false);
+    await contents.trust('nb.ipynb');
+    const trusted = JSON.parse((await contents.getSerialized('nb.ipynb')).json);
+    expect(trusted.content.cells[0].metadata.trusted).toBe(true);
+    expect(JSON.stringify(trusted)).toBe(JSON.stringify(await contents.get('nb.ipynb')));
+  });
+
+  it('a save through the manager is served at once, and saving trusted cells trusts identical files', async () => {
+    await fs.writeFile(nodePath.join(root, 'twin.ipynb'), onDisk('z = 3'));
+    expect(JSON.parse((await contents.getSerialized('twin.ipynb')).json).content.cells[0].metadata.trusted).toBe(false);
+    const content = JSON.parse((await contents.getSerialized('twin.ipynb')).json).content;
+    content.cells[0].metadata.trusted = true;
+    await contents.save('twin-copy.ipynb', { type: 'notebook', content });
+    // the saved bytes equal twin.ipynb's (nbformat layout), so its signature now covers both
+    expect(await fs.readFile(nodePath.join(root, 'twin-copy.ipynb'), 'utf8')).toBe(onDisk('z = 3'));
+    expect(JSON.parse((await contents.getSerialized('twin.ipynb')).json).content.cells[0].metadata.trusted).toBe(true);
+    content.cells[0].source = 'changed';
+    await contents.save('twin.ipynb', { type: 'notebook', content });
+    expect(JSON.parse((await contents.getSerialized('twin.ipynb')).json).content.cells[0].source).toBe('changed');
+  });
+
+  it('a small cache still answers correctly (entries too big are never kept)', async () => {
+    const tiny = new ContentsManager({ store, notebookCacheChars: 100 });
+    const before = store.reads;
+    const expected = JSON.stringify(await tiny.get('nb.ipynb'));
+    expect((await tiny.getSerialized('nb.ipynb')).json).toBe(expected);
+    expect((await tiny.getSerialized('nb.ipynb')).json).toBe(expected);
+    expect(store.reads).toBe(before + 3);
+  });
+
+  it('missing and hidden paths are 404 as with get', async () => {
+    await expect(contents.getSerialized('nope.ipynb')).rejects.toMatchObject({ kind: 'not-found' });
+    await fs.writeFile(nodePath.join(root, '.hidden.ipynb'), onDisk('h'));
+    await expect(contents.getSerialized('.hidden.ipynb')).rejects.toMatchObject({ kind: 'not-found' });
+  });
+});
