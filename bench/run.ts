@@ -14,7 +14,7 @@ const USAGE = `usage: pnpm bench [--quick] [--no-jupyter] [--profile] [scenario-
 groups:    ${[...new Set(SCENARIOS.map((s) => s.group))].join(', ')}
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
 
---quick       smaller inputs and shorter runs (a smoke test of the harness, ~2 min)
+--quick       smaller inputs and shorter runs (a smoke test of the harness, ~4 min)
 --no-jupyter  skip the jupyter_server / Notebook 6.4 comparison runs
 --profile     run nbserve under node --cpu-prof; profiles go to bench/results/profiles/<scenario>/
               (summarise one with: node --import tsx bench/profile-summary.ts <file.cpuprofile>)`;
