@@ -40,6 +40,8 @@ const onDisk = (text: string) =>
     1,
   )}\n`;
 
+const text = (serialized: { json: Uint8Array }) => Buffer.from(serialized.json).toString('utf8');
+
 let root: string;
 let store: CountingStore;
 let contents: ContentsManager;
@@ -101,8 +103,8 @@ describe('ContentsManager.getSerialized', () => {
   it.each(cases)('%s %j is exactly JSON.stringify(get())', async (path, options) => {
     const expected = JSON.stringify(await contents.get(path, options));
     // twice: the second notebook answer comes from the cache
-    expect((await contents.getSerialized(path, options)).json).toBe(expected);
-    expect((await contents.getSerialized(path, options)).json).toBe(expected);
+    expect(text(await contents.getSerialized(path, options))).toBe(expected);
+    expect(text(await contents.getSerialized(path, options))).toBe(expected);
   });
 
   it('reopening an unchanged notebook reads nothing; its model carries content only as text', async () => {
@@ -110,19 +112,19 @@ describe('ContentsManager.getSerialized', () => {
     const before = store.reads;
     const again = await contents.getSerialized('nb.ipynb');
     expect(store.reads).toBe(before);
-    expect(again.json).toBe(first.json);
+    expect(text(again)).toBe(text(first));
     expect(again.model.content).toBeNull();
     expect(again.model.format).toBe('json');
-    expect(JSON.parse(again.json).content.cells[0].outputs[0].data['image/png']).toBe(png);
+    expect(JSON.parse(text(again)).content.cells[0].outputs[0].data['image/png']).toBe(png);
   });
 
   it('serves an edit made on disk at once, even with the same size', async () => {
     const file = nodePath.join(root, 'edited.ipynb');
     await fs.writeFile(file, onDisk('x = 1'));
-    const before = JSON.parse((await contents.getSerialized('edited.ipynb')).json);
+    const before = JSON.parse(text(await contents.getSerialized('edited.ipynb')));
     expect(before.content.cells[0].source).toBe('print("a")\nx = 1');
     await fs.writeFile(file, onDisk('y = 2'));
-    const after = JSON.parse((await contents.getSerialized('edited.ipynb')).json);
+    const after = JSON.parse(text(await contents.getSerialized('edited.ipynb')));
     expect(after.content.cells[0].source).toBe('print("a")\ny = 2');
     expect(after.size).toBe(before.size);
   });
@@ -130,46 +132,46 @@ describe('ContentsManager.getSerialized', () => {
   it('notebooks given made-up cell ids are parsed on every read, as in Jupyter', async () => {
     const withoutIds = (json: string) => json.replace(/"id":"[\w-]+"/g, '"id":"?"');
     const v3 = JSON.stringify(await contents.get('v3.ipynb'));
-    expect(withoutIds((await contents.getSerialized('v3.ipynb')).json)).toBe(withoutIds(v3));
+    expect(withoutIds(text(await contents.getSerialized('v3.ipynb')))).toBe(withoutIds(v3));
     const before = store.reads;
-    expect((await contents.getSerialized('v3.ipynb')).json).not.toBe((await contents.getSerialized('v3.ipynb')).json);
+    expect(text(await contents.getSerialized('v3.ipynb'))).not.toBe(text(await contents.getSerialized('v3.ipynb')));
     expect(store.reads).toBe(before + 2);
-    const a = JSON.parse((await contents.getSerialized('noids.ipynb')).json);
-    const b = JSON.parse((await contents.getSerialized('noids.ipynb')).json);
+    const a = JSON.parse(text(await contents.getSerialized('noids.ipynb')));
+    const b = JSON.parse(text(await contents.getSerialized('noids.ipynb')));
     expect(store.reads).toBe(before + 4);
     expect(a.content.cells[0].id).toMatch(/^[\w-]+$/);
     expect(b.content.cells[0].id).not.toBe(a.content.cells[0].id);
   });
 
   it('trusting a notebook changes what a cached read serves', async () => {
-    const untrusted = JSON.parse((await contents.getSerialized('nb.ipynb')).json);
+    const untrusted = JSON.parse(text(await contents.getSerialized('nb.ipynb')));
     expect(untrusted.content.cells[0].metadata.trusted).toBe(false);
     await contents.trust('nb.ipynb');
-    const trusted = JSON.parse((await contents.getSerialized('nb.ipynb')).json);
+    const trusted = JSON.parse(text(await contents.getSerialized('nb.ipynb')));
     expect(trusted.content.cells[0].metadata.trusted).toBe(true);
     expect(JSON.stringify(trusted)).toBe(JSON.stringify(await contents.get('nb.ipynb')));
   });
 
   it('a save through the manager is served at once, and saving trusted cells trusts identical files', async () => {
     await fs.writeFile(nodePath.join(root, 'twin.ipynb'), onDisk('z = 3'));
-    expect(JSON.parse((await contents.getSerialized('twin.ipynb')).json).content.cells[0].metadata.trusted).toBe(false);
-    const content = JSON.parse((await contents.getSerialized('twin.ipynb')).json).content;
+    expect(JSON.parse(text(await contents.getSerialized('twin.ipynb'))).content.cells[0].metadata.trusted).toBe(false);
+    const content = JSON.parse(text(await contents.getSerialized('twin.ipynb'))).content;
     content.cells[0].metadata.trusted = true;
     await contents.save('twin-copy.ipynb', { type: 'notebook', content });
     // the saved bytes equal twin.ipynb's (nbformat layout), so its signature now covers both
     expect(await fs.readFile(nodePath.join(root, 'twin-copy.ipynb'), 'utf8')).toBe(onDisk('z = 3'));
-    expect(JSON.parse((await contents.getSerialized('twin.ipynb')).json).content.cells[0].metadata.trusted).toBe(true);
+    expect(JSON.parse(text(await contents.getSerialized('twin.ipynb'))).content.cells[0].metadata.trusted).toBe(true);
     content.cells[0].source = 'changed';
     await contents.save('twin.ipynb', { type: 'notebook', content });
-    expect(JSON.parse((await contents.getSerialized('twin.ipynb')).json).content.cells[0].source).toBe('changed');
+    expect(JSON.parse(text(await contents.getSerialized('twin.ipynb'))).content.cells[0].source).toBe('changed');
   });
 
   it('a small cache still answers correctly (entries too big are never kept)', async () => {
-    const tiny = new ContentsManager({ store, notebookCacheChars: 100 });
+    const tiny = new ContentsManager({ store, notebookCacheBytes: 100 });
     const before = store.reads;
     const expected = JSON.stringify(await tiny.get('nb.ipynb'));
-    expect((await tiny.getSerialized('nb.ipynb')).json).toBe(expected);
-    expect((await tiny.getSerialized('nb.ipynb')).json).toBe(expected);
+    expect(text(await tiny.getSerialized('nb.ipynb'))).toBe(expected);
+    expect(text(await tiny.getSerialized('nb.ipynb'))).toBe(expected);
     expect(store.reads).toBe(before + 3);
   });
 

@@ -36,16 +36,16 @@ export interface ContentsManagerOptions {
   maxCopyFolderBytes?: number;
   /** Signs trusted notebooks; default an in-memory notary (trust lasts for the process). */
   notary?: NotebookNotary;
-  /** Characters of served notebook JSON kept for reopening unchanged notebooks. Default 64 Mi; 0 = off. */
-  notebookCacheChars?: number;
+  /** Bytes of served notebook JSON kept for reopening unchanged notebooks. Default 64 MiB; 0 = off. */
+  notebookCacheBytes?: number;
 }
 
-/** A model and its JSON text (see `ContentsManager.getSerialized`). */
+/** A model and its JSON as UTF-8 (see `ContentsManager.getSerialized`). */
 export interface SerializedModel {
-  /** The model; for a notebook served from JSON text its `content` is `null` (it is in `json`). */
+  /** The model; for a notebook its `content` is `null` (it is only in `json`). */
   model: ContentsModel;
-  /** Exactly `JSON.stringify` of the full model. */
-  json: string;
+  /** Exactly the UTF-8 bytes of `JSON.stringify` of the full model. */
+  json: Uint8Array<ArrayBuffer>;
 }
 
 export interface GetOptions {
@@ -141,7 +141,7 @@ export class ContentsManager {
     }
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
     this.#notary = options.notary ?? new NotebookNotary();
-    this.#served = new ServedNotebookCache(options.notebookCacheChars ?? 64 * 1024 * 1024);
+    this.#served = new ServedNotebookCache(options.notebookCacheBytes ?? 64 * 1024 * 1024);
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -175,7 +175,7 @@ export class ContentsManager {
   /**
    * `get` with the model already serialized, for answering over the wire. A notebook's content
    * comes from its cached JSON text while the file is unchanged (see ServedNotebookCache), so
-   * reopening a big notebook never parses or re-serializes it; the text is identical to
+   * reopening a big notebook never parses, re-serializes or re-encodes it; the bytes are those of
    * `JSON.stringify(await get(path, options))`.
    */
   async getSerialized(rawPath: string, options: GetOptions = {}): Promise<SerializedModel> {
@@ -184,7 +184,7 @@ export class ContentsManager {
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
     if (stat.kind !== 'file' || type !== 'notebook' || options.content === false || options.hash) {
       const model = await this.get(path, options);
-      return { model, json: JSON.stringify(model) };
+      return { model, json: Buffer.from(JSON.stringify(model)) };
     }
     const served = await this.#servedNotebook(path, stat);
     const model = this.#baseModel(path, stat, 'notebook');
@@ -194,8 +194,9 @@ export class ContentsManager {
     const shell = JSON.stringify(model);
     // Strings escape every `"`, so this key can only be the model's own `content` field.
     const at = shell.indexOf(CONTENT_PLACEHOLDER);
-    const json = `${shell.slice(0, at)}"content":${served.contentJson}${shell.slice(at + CONTENT_PLACEHOLDER.length)}`;
-    return { model, json };
+    const head = Buffer.from(`${shell.slice(0, at)}"content":`);
+    const tail = Buffer.from(shell.slice(at + CONTENT_PLACEHOLDER.length));
+    return { model, json: Buffer.concat([head, served.contentJson, tail]) };
   }
 
   async #servedNotebook(path: string, stat: StoreStat): Promise<ServedNotebook> {
@@ -206,7 +207,7 @@ export class ContentsManager {
     const parsed = readNotebook(bytes, path);
     const trusted = await this.#isTrusted(bytes);
     const served: ServedNotebook = {
-      contentJson: JSON.stringify(markCells(parsed.notebook, trusted)),
+      contentJson: Buffer.from(JSON.stringify(markCells(parsed.notebook, trusted))),
       size: bytes.byteLength,
       message: parsed.validationMessage,
     };

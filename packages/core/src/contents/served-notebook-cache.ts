@@ -2,8 +2,8 @@ import type { StoreStat } from './store.js';
 
 /** A notebook as a GET serves it: its content already as JSON text, with what the model adds. */
 export interface ServedNotebook {
-  /** `JSON.stringify` of the served content (lines joined, code cells marked trusted or not). */
-  contentJson: string;
+  /** UTF-8 of `JSON.stringify` of the served content (lines joined, code cells marked trusted or not). */
+  contentJson: Uint8Array;
   /** Bytes of the stored file. */
   size: number;
   /** nbformat validation message, if any. */
@@ -19,15 +19,15 @@ interface Entry extends ServedNotebook {
  * The served JSON of recently read notebooks, keyed by path and checked against the file's
  * (mtime, ctime/birth time, size) on every use, so an edit on disk is never served stale.
  * Reopening a 20 MB notebook then costs a stat instead of read + parse + validate + HMAC +
- * stringify. Bounded by total characters, oldest first out.
+ * stringify. Bounded by total bytes, least recently used first out.
  */
 export class ServedNotebookCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #maxChars: number;
-  #chars = 0;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
-  constructor(maxChars: number) {
-    this.#maxChars = maxChars;
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
   }
 
   get(path: string, stat: StoreStat): ServedNotebook | null {
@@ -45,26 +45,26 @@ export class ServedNotebookCache {
 
   set(path: string, stat: StoreStat, served: ServedNotebook): void {
     this.delete(path);
-    const chars = served.contentJson.length;
-    if (chars > this.#maxChars) return;
-    while (this.#chars + chars > this.#maxChars) {
+    const bytes = served.contentJson.byteLength;
+    if (bytes > this.#maxBytes) return;
+    while (this.#bytes + bytes > this.#maxBytes) {
       const oldest = this.#entries.keys().next().value;
       if (oldest === undefined) break;
       this.delete(oldest);
     }
     this.#entries.set(path, { ...served, mtimeMs: stat.mtimeMs, createdMs: stat.createdMs });
-    this.#chars += chars;
+    this.#bytes += bytes;
   }
 
   delete(path: string): void {
     const entry = this.#entries.get(path);
     if (!entry) return;
     this.#entries.delete(path);
-    this.#chars -= entry.contentJson.length;
+    this.#bytes -= entry.contentJson.byteLength;
   }
 
   clear(): void {
     this.#entries.clear();
-    this.#chars = 0;
+    this.#bytes = 0;
   }
 }

@@ -121,7 +121,7 @@ async function get(c: Ctx, path: string): Promise<Response> {
   });
   const headers = modelHeaders(c, model, false);
   if (model.total !== undefined) headers['X-Total-Count'] = String(model.total);
-  // Already JSON text (a cached notebook's content is spliced in): sent as c.json would send it.
+  // Already JSON as UTF-8 (a cached notebook's content is spliced in), with the type c.json sets.
   headers['Content-Type'] = 'application/json';
   return c.body(json, 200, headers);
 }
