@@ -1,21 +1,7 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../testing/chromium.js';
 
-/** Headless Debian Chromium, with the flags toolchain.md verified on these machines. */
-export async function launchChromium(): Promise<Browser> {
-  return await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}
+export { launchChromium };
 
 export interface PaintTiming {
   /** Browser's first-contentful-paint, ms after navigation start. */

@@ -3,20 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../testing/chromium.js';
 import { type RunningServer, serve } from '../src/serve.js';
 
 const TOKEN = 'browser-auth-token-0123456789abcdef0123456789abcdef';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 let dir: string;
 let running: RunningServer;
@@ -35,7 +27,7 @@ beforeAll(async () => {
     dataDir: path.join(dir, 'data'),
     runtimeDir: path.join(dir, 'runtime'),
   });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   // Another origin on the same machine (same site, other port): the attacker's page.
   const target = running.url;
   evil = http.createServer((req, res) => {

@@ -1,19 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../testing/chromium.js';
 import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 describe("the dashboard's Clusters tab against the cluster API (headless Chromium)", () => {
   let browser: Browser;
@@ -32,7 +23,7 @@ describe("the dashboard's Clusters tab against the cluster API (headless Chromiu
       ipclusterCommand: ['/nonexistent/python3', '-m', 'ipyparallel.cluster'],
       profileSearchDirs: [ipythonDir],
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,16 +1,7 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../testing/chromium.js';
 import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 const OLD_NOTEBOOK = {
   metadata: { name: 'OldOne' },
@@ -44,7 +35,7 @@ describe('notebooks cross generations in the real notebook page (headless Chromi
 
   beforeAll(async () => {
     s = await startLegacyServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${s.origin}/tree?token=${TOKEN}`);
     await page.waitForSelector('body[data-ready]');

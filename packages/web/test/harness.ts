@@ -1,22 +1,12 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../../../testing/chromium.js';
 // A relative import: @nbserve/http depends on this package, so it cannot be a dependency here.
 import { serve } from '../../http/src/index.js';
 
 export const TOKEN = 'browser-test-token-5f1e0c2a9b8d7e6f5a4b3c2d1e0f9a8b';
-
-/** The flags the toolchain notes prescribe for headless Chromium on these machines. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 export interface Harness {
   dir: string;
@@ -50,7 +40,7 @@ export async function startHarness(
     runtimeDir: path.join(dir, 'runtime'),
     ...options.serve,
   });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
     acceptDownloads: true,
