@@ -175,6 +175,25 @@ describe('ContentsManager.getSerialized', () => {
     expect(store.reads).toBe(before + 3);
   });
 
+  it('a listing shows added, removed and saved entries at once, in-place edits within 100 ms', async () => {
+    await fs.mkdir(nodePath.join(root, 'polled'));
+    await fs.writeFile(nodePath.join(root, 'polled', 'a.txt'), 'a');
+    const names = async () =>
+      JSON.parse(text(await contents.getSerialized('polled'))).content.map((m: { name: string }) => m.name);
+    expect(await names()).toEqual(['a.txt']);
+    await fs.writeFile(nodePath.join(root, 'polled', 'b.txt'), 'b'); // changes the directory's mtime
+    expect(await names()).toEqual(['a.txt', 'b.txt']);
+    await fs.rm(nodePath.join(root, 'polled', 'a.txt'));
+    expect(await names()).toEqual(['b.txt']);
+    await contents.save('polled/b.txt', { type: 'file', format: 'text', content: 'longer' });
+    const sizeOfB = async () => JSON.parse(text(await contents.getSerialized('polled'))).content[0].size;
+    expect(await sizeOfB()).toBe(6);
+    await fs.writeFile(nodePath.join(root, 'polled', 'b.txt'), 'longer still'); // in place: same directory mtime
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await sizeOfB()).toBe(12);
+    expect(text(await contents.getSerialized('polled'))).toBe(JSON.stringify(await contents.get('polled')));
+  });
+
   it('missing and hidden paths are 404 as with get', async () => {
     await expect(contents.getSerialized('nope.ipynb')).rejects.toMatchObject({ kind: 'not-found' });
     await fs.writeFile(nodePath.join(root, '.hidden.ipynb'), onDisk('h'));

@@ -106,6 +106,9 @@ const MAX_COPY_DEPTH = 64;
 const TYPES: ReadonlySet<string> = new Set(['directory', 'notebook', 'file']);
 const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
 const CONTENT_PLACEHOLDER = '"content":null';
+/** How long a directory's serialized listing is reused (see #servedListing). */
+const LISTING_REUSE_MS = 100;
+const MAX_SERVED_LISTINGS = 256;
 
 /**
  * Jupyter contents semantics (reference §3) over a ContentsStore: models, formats, hashes, untitled
@@ -123,8 +126,12 @@ export class ContentsManager {
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
   readonly #served: ServedNotebookCache;
+  /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
+  readonly #servedListings = new Map<string, { dirMtimeMs: number; at: number; json: Uint8Array }>();
   /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
   #trustGeneration = 0;
+  /** Bumped after every write through this manager. */
+  #writeEpoch = 0;
 
   constructor(options: ContentsManagerOptions) {
     this.store = options.store;
@@ -182,6 +189,16 @@ export class ContentsManager {
     const path = normalizeApiPath(rawPath);
     const stat = await this.#visibleStat(path);
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
+    if (
+      stat.kind === 'directory' &&
+      (options.type ?? 'directory') === 'directory' &&
+      options.content !== false &&
+      !options.page
+    ) {
+      const model = this.#baseModel(path, stat, 'directory');
+      model.format = 'json';
+      return { model, json: spliceContent(model, await this.#servedListing(path, stat)) };
+    }
     if (stat.kind !== 'file' || type !== 'notebook' || options.content === false || options.hash) {
       const model = await this.get(path, options);
       return { model, json: Buffer.from(JSON.stringify(model)) };
@@ -191,12 +208,27 @@ export class ContentsManager {
     model.size = served.size;
     model.format = 'json';
     if (served.message !== null) model.message = served.message;
-    const shell = JSON.stringify(model);
-    // Strings escape every `"`, so this key can only be the model's own `content` field.
-    const at = shell.indexOf(CONTENT_PLACEHOLDER);
-    const head = Buffer.from(`${shell.slice(0, at)}"content":`);
-    const tail = Buffer.from(shell.slice(at + CONTENT_PLACEHOLDER.length));
-    return { model, json: Buffer.concat([head, served.contentJson, tail]) };
+    return { model, json: spliceContent(model, served.contentJson) };
+  }
+
+  /**
+   * A directory's content as JSON. Clients poll listings (JupyterLab every few seconds, from every
+   * tab), so one listing serves every request for LISTING_REUSE_MS as long as the directory's
+   * mtime is unchanged (an entry was added, removed or renamed) and nothing was written through
+   * this manager; only an in-place edit made outside the server shows up that much later.
+   */
+  async #servedListing(path: string, stat: StoreStat): Promise<Uint8Array> {
+    const cached = this.#servedListings.get(path);
+    const now = performance.now();
+    if (cached && cached.dirMtimeMs === stat.mtimeMs && now - cached.at < LISTING_REUSE_MS) return cached.json;
+    const epoch = this.#writeEpoch;
+    const json = Buffer.from(JSON.stringify(await this.#sharedChildren(path)));
+    // Only a listing no write through this manager overlapped may be reused (see #mutating).
+    if (epoch === this.#writeEpoch) {
+      if (this.#servedListings.size >= MAX_SERVED_LISTINGS) this.#servedListings.clear();
+      this.#servedListings.set(path, { dirMtimeMs: stat.mtimeMs, at: now, json });
+    }
+    return json;
   }
 
   async #servedNotebook(path: string, stat: StoreStat): Promise<ServedNotebook> {
@@ -513,7 +545,9 @@ export class ContentsManager {
     try {
       return await change();
     } finally {
+      this.#writeEpoch++;
       this.#listings.clear();
+      this.#servedListings.clear();
     }
   }
 
@@ -560,7 +594,8 @@ export class ContentsManager {
   ): Promise<ContentsModel> {
     const model = this.#baseModel(path, stat, 'directory');
     if (!wantContent) return model;
-    const sorted = await this.#sortedChildren(path);
+    // each caller gets its own copies of the shared models
+    const sorted = (await this.#sharedChildren(path)).map((child) => ({ ...child }));
     model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
     if (page) model.total = sorted.length;
     model.format = 'json';
@@ -568,11 +603,11 @@ export class ContentsManager {
   }
 
   /**
-   * The sorted child models of a directory. Concurrent requests for the same directory share one
-   * listing (50 clients refreshing a folder cost one readdir and one round of stats, not 50); each
-   * caller gets its own copies. Any change made through this manager ends the sharing.
+   * The sorted child models of a directory, shared: callers must not change them. Concurrent
+   * requests for the same directory share one listing (50 clients refreshing a folder cost one
+   * readdir and one round of stats, not 50). Any change made through this manager ends the sharing.
    */
-  async #sortedChildren(path: string): Promise<ContentsModel[]> {
+  async #sharedChildren(path: string): Promise<ContentsModel[]> {
     let pending = this.#listings.get(path);
     if (!pending) {
       const started = this.#listChildren(path);
@@ -581,7 +616,7 @@ export class ContentsManager {
       });
       this.#listings.set(path, pending);
     }
-    return (await pending).map((child) => ({ ...child }));
+    return pending;
   }
 
   async #listChildren(path: string): Promise<ContentsModel[]> {
@@ -672,6 +707,16 @@ export class ContentsManager {
       else await this.store.write(target, await this.store.read(source));
     }
   }
+}
+
+/** The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON bytes. */
+function spliceContent(model: ContentsModel, content: Uint8Array): Uint8Array<ArrayBuffer> {
+  const shell = JSON.stringify(model);
+  // Strings escape every `"`, so this key can only be the model's own `content` field.
+  const at = shell.indexOf(CONTENT_PLACEHOLDER);
+  const head = Buffer.from(`${shell.slice(0, at)}"content":`);
+  const tail = Buffer.from(shell.slice(at + CONTENT_PLACEHOLDER.length));
+  return Buffer.concat([head, content, tail]);
 }
 
 /** jupyter_server's `ContentsManager.new()` defaults for a PUT that creates a file. */
