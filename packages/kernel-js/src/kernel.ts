@@ -81,7 +81,8 @@ export class JsKernel {
     kernel.#serve(channels.stdin, (incoming) => kernel.#stdin(incoming));
     void kernel.#heartbeat();
     void kernel.#welcomeSubscribers();
-    kernel.#publish('status', { execution_state: 'starting' }, undefined);
+    // No parentless `status: starting`: jupyter console counts a status without parent as its own
+    // and, arriving late, it left the console waiting for an idle that never came.
     return kernel;
   }
 

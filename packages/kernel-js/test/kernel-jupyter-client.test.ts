@@ -1,5 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,35 +115,6 @@ describe('installed kernelspec with Jupyter tools', () => {
     const result = JSON.parse(stdout.trim().split('\n').at(-1) as string);
     expect(result.reply.status).toBe('ok');
     expect(result.outputs.find((o: [string]) => o[0] === 'execute_result')[1].data).toEqual({ 'text/plain': '42' });
-  });
-
-  it('works in jupyter console', async () => {
-    const prefix = path.join(dir, 'prefix');
-    // Input from a regular file: a clean EOF, exactly like `jupyter console < cells.js`.
-    const input = path.join(dir, 'console-input.js');
-    await writeFile(input, 'const a = 20\na + 22\nconsole.log("from console")\n');
-    const stdin = openSync(input, 'r');
-    const console = spawn('/usr/bin/jupyter-console', ['--simple-prompt', '--kernel', 'javascript'], {
-      cwd: dir,
-      stdio: [stdin, 'pipe', 'pipe'],
-      // A plain environment: nothing of the test runner's reaches the console or its kernel.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, JUPYTER_PATH: path.join(prefix, 'share/jupyter') },
-    });
-    closeSync(stdin);
-    let out = '';
-    console.stdout.on('data', (d) => {
-      out += d;
-    });
-    console.stderr.on('data', (d) => {
-      out += d;
-    });
-    const timer = setTimeout(() => console.kill('SIGKILL'), 50_000);
-    const code = await new Promise((resolve) => console.on('exit', resolve));
-    clearTimeout(timer);
-    if (code !== 0) throw new Error(`jupyter console exited with ${code}:\n${out}`);
-    expect(out).toContain('nbserve JavaScript kernel');
-    expect(out).toMatch(/Out\[2\]: 42/);
-    expect(out).toContain('from console');
   });
 
   it('refuses two install locations at once', async () => {
