@@ -23,6 +23,10 @@ export class ZmqKernelClient implements KernelClient {
   private readonly iopub = new Subscriber();
   private readonly listeners = new Set<(message: Message) => void>();
   private closed = false;
+  private readonly pending: Record<'shell' | 'control', Promise<unknown>> = {
+    shell: Promise.resolve(),
+    control: Promise.resolve(),
+  };
 
   private constructor(private readonly info: ConnectionInfo) {
     // floods must not be dropped by ZMQ's default high-water marks
@@ -64,7 +68,13 @@ export class ZmqKernelClient implements KernelClient {
 
   async send(channel: 'shell' | 'control', msgType: string, content: Record<string, unknown>): Promise<Message> {
     const message = makeMessage(msgType, content, this.session);
-    await (channel === 'shell' ? this.shell : this.control).send(encodeZmq(message, this.info.key));
+    const socket = channel === 'shell' ? this.shell : this.control;
+    // zeromq 6 rejects a send while the previous one on the socket is pending ("Socket is busy
+    // writing"), e.g. a DEALER whose kernel has not bound yet: sends on a socket go one at a time.
+    const previous = this.pending[channel];
+    const sent = previous.then(() => socket.send(encodeZmq(message, this.info.key)));
+    this.pending[channel] = sent.catch(() => undefined);
+    await sent;
     return message;
   }
 
@@ -101,7 +111,16 @@ export async function requestUntilReply(client: KernelClient, msgType: string, t
       if (m.header.msg_type === replyType && ids.has(String(m.parent_header.msg_id))) replied = true;
       if (replied && iopubSeen) finish();
     });
-    const resend = () => void client.send('shell', msgType, {}).then((m) => ids.add(m.header.msg_id), fail);
+    // One request in flight at a time: a kernel that has not bound its shell yet holds the send.
+    let sending = false;
+    const resend = () => {
+      if (sending) return;
+      sending = true;
+      void client.send('shell', msgType, {}).then((m) => {
+        sending = false;
+        ids.add(m.header.msg_id);
+      }, fail);
+    };
     const interval = setInterval(resend, 100);
     const timer = setTimeout(() => fail(new Error(`no ${replyType} within ${timeoutMs} ms`)), timeoutMs);
     function finish() {
