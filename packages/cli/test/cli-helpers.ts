@@ -57,12 +57,19 @@ export async function removeSandbox(): Promise<void> {
   sandbox = null;
 }
 
-/** Spawns the real CLI from source, as `pnpm nbserve` does. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Cli {
+/**
+ * Spawns the real CLI from source, as `pnpm nbserve` does, or with `bin` a built entry point
+ * (the bundle) with plain node, from `cwd`.
+ */
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; bin?: string; cwd?: string } = {},
+): Cli {
   const env: NodeJS.ProcessEnv = { ...process.env, ...sandboxEnv() };
   for (const name of ['NBSERVE_TOKEN', 'JUPYTER_TOKEN', 'BROWSER']) delete env[name];
-  const child = spawn(process.execPath, ['--conditions=@nbserve/source', '--import', 'tsx', MAIN, ...args], {
-    cwd: REPO,
+  const entry = options.bin ? [options.bin] : ['--conditions=@nbserve/source', '--import', 'tsx', MAIN];
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: options.cwd ?? REPO,
     env: { ...env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

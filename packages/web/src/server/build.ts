@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
 
 /** One built static file, served from memory under `<base>/static/<name>`. */
 export interface StaticAsset {
@@ -46,7 +46,9 @@ export function contentTypeOf(name: string): string {
 /** Bundles the browser code with esbuild into memory (about a second); nothing touches disk. */
 export async function buildWebAssets(options: { minify?: boolean } = {}): Promise<WebAssets> {
   const entryPoints = Object.fromEntries(ENTRY_POINTS.map((e) => [e, path.join(SRC_DIR, 'browser', `${e}.ts`)]));
-  const result = await esbuild.build({
+  // loaded on first build only: a server that serves the prebuilt bundle never loads esbuild
+  const { build } = await import('esbuild');
+  const result = await build({
     entryPoints,
     absWorkingDir: SRC_DIR,
     bundle: true,

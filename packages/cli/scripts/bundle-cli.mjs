@@ -1,0 +1,82 @@
+/**
+ * Bundles the `nbserve` command into one ESM file (dist/nbserve.js, the package's bin), so a
+ * start loads one module instead of resolving and compiling several hundred. Run by
+ * `pnpm build` after the web and kernel-js bundles (pnpm runs `bundle` scripts in dependency order).
+ *
+ * Workspace modules find run-time files relative to their own `import.meta.url` (the web UI's
+ * prebuilt assets, the kernel-js kernel entry and logos). In the bundle every module shares the
+ * bundle's URL, so each workspace module's `import.meta.url` is rewritten to where that module
+ * would sit in a mirror `dist/packages/<pkg>/` tree, and exactly the files those paths reach are
+ * copied there. The result is relocatable: it depends only on files inside packages/cli.
+ */
+import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const packagesDir = path.resolve(packageDir, '..');
+const distDir = path.join(packageDir, 'dist');
+export const BUNDLE = path.join(distDir, 'nbserve.js');
+
+/** Native or optional modules, resolved from the installed package's node_modules at run time. */
+const EXTERNAL = ['zeromq', 'esbuild', 'bufferutil', 'utf-8-validate', 'tsx', 'tsx/*'];
+
+/** Run-time files of other workspace packages, as [package, path inside it] (copied into the mirror). */
+const RUNTIME_FILES = [
+  ['web', 'dist/static'],
+  ['kernel-js', 'resources'],
+  ['kernel-js', 'dist/kernel'],
+];
+
+/** `import.meta.url` of a workspace module as if it lived in the mirror, as `.js` (so "am I running from source?" checks say no). */
+const relocateImportMeta = {
+  name: 'relocate-import-meta',
+  setup(build) {
+    build.onLoad({ filter: /\/packages\/(core|http|web|kernel-js)\/src\/.*\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const relative = path.relative(packagesDir, args.path).replace(/\.ts$/, '.js').split(path.sep).join('/');
+      const url = `new URL(${JSON.stringify(`./packages/${relative}`)}, import.meta.url).href`;
+      return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Writes `<outDir>/nbserve.js` and its mirror tree. `sources` overrides where a run-time file
+ * is copied from (key `<pkg>/<path>`), e.g. a web bundle a test built into a temp dir.
+ */
+export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
+  const esbuild = await import('esbuild');
+  for (const [pkg, file] of RUNTIME_FILES) {
+    const from = sources[`${pkg}/${file}`] ?? path.join(packagesDir, pkg, file);
+    const to = path.join(outDir, 'packages', pkg, file);
+    await rm(to, { recursive: true, force: true });
+    await mkdir(path.dirname(to), { recursive: true });
+    // a missing web or kernel bundle would make the bin fall back to building from sources it does not have
+    await cp(from, to, { recursive: true, errorOnExist: false });
+  }
+  await esbuild.build({
+    entryPoints: [path.join(packageDir, 'src/main.ts')],
+    outfile: path.join(outDir, 'nbserve.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['@nbserve/source'],
+    external: EXTERNAL,
+    // CommonJS dependencies (ws, commander) call require() for Node built-ins
+    banner: {
+      js: "import { createRequire as __nbserveRequire } from 'node:module';\nconst require = __nbserveRequire(import.meta.url);",
+    },
+    plugins: [relocateImportMeta],
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await bundleCli();
+  process.stdout.write(`nbserve: bundled the CLI into ${path.relative(process.cwd(), BUNDLE)}\n`);
+}

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+
+const run = promisify(execFile);
+const TOKEN = 'bundle-test-token';
+
+/**
+ * The shipped `nbserve` bin is one esbuild bundle. Built here into a temp "installed package"
+ * (package.json, dist/, node_modules -> the CLI's own dependencies) so the test proves it finds its
+ * web assets, kernel entry and logos without the repository's sources, and does not depend on a
+ * prior `pnpm build`.
+ */
+let pkg: string;
+let bin: string;
+let work: string;
+
+beforeAll(async () => {
+  work = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bundle-'));
+  pkg = path.join(work, 'node_modules', 'nbserve');
+  await fs.mkdir(pkg, { recursive: true });
+  await fs.copyFile(path.join(REPO, 'packages/cli/package.json'), path.join(pkg, 'package.json'));
+  await fs.symlink(path.join(REPO, 'packages/cli/node_modules'), path.join(pkg, 'node_modules'));
+  const web = path.join(work, 'web-static');
+  const kernel = path.join(work, 'kernel');
+  await Promise.all([
+    run(process.execPath, ['--import', 'tsx', 'src/server/write-bundle.ts', web], {
+      cwd: path.join(REPO, 'packages/web'),
+    }),
+    run(process.execPath, ['scripts/bundle-kernel.mjs', kernel], { cwd: path.join(REPO, 'packages/kernel-js') }),
+  ]);
+  const script = path.join(REPO, 'packages/cli/scripts/bundle-cli.mjs');
+  const { bundleCli } = (await import(script)) as {
+    bundleCli(o: { outDir: string; sources: Record<string, string> }): Promise<void>;
+  };
+  await bundleCli({
+    outDir: path.join(pkg, 'dist'),
+    sources: { 'web/dist/static': web, 'kernel-js/dist/kernel': kernel },
+  });
+  bin = path.join(pkg, 'dist', 'nbserve.js');
+}, 90_000);
+
+afterAll(async () => {
+  killLeftovers();
+  await removeSandbox();
+  if (work) await fs.rm(work, { recursive: true, force: true });
+});
+
+describe('the bundled nbserve bin', () => {
+  it('is a single ESM file that prints the package version', async () => {
+    const version = (JSON.parse(await fs.readFile(path.join(pkg, 'package.json'), 'utf8')) as { version: string })
+      .version;
+    const { stdout } = await run(process.execPath, [bin, '--version'], { cwd: work });
+    expect(stdout.trim()).toBe(version);
+    const text = await fs.readFile(bin, 'utf8');
+    expect(text.startsWith('#!/usr/bin/env node')).toBe(true);
+    // workspace packages and pure-JS dependencies are inlined; only Node built-ins and native modules are imported
+    const imported = [...text.matchAll(/^import .* from ["']([^"']+)["'];$/gm)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    for (const specifier of imported) expect(specifier).toMatch(/^(node:|zeromq$)/);
+  });
+
+  it('serves /api, the dashboard and its assets, built-in kernelspec logos, and stops on SIGTERM', async () => {
+    const dirs = await tempDirs();
+    await fs.writeFile(path.join(dirs.root, 'hello.txt'), 'hi');
+    const cli = runCli([dirs.root, ...isolated(dirs), `--token=${TOKEN}`], { bin, cwd: work });
+    const origin = new URL(await cli.url).origin;
+    const auth = { authorization: `token ${TOKEN}` };
+
+    const api = await fetch(`${origin}/api`, { headers: auth });
+    expect(api.status).toBe(200);
+    expect(await api.json()).toEqual({ version: expect.any(String) });
+
+    const listing = await fetch(`${origin}/api/contents`, { headers: auth });
+    expect(((await listing.json()) as { content: { name: string }[] }).content.map((c) => c.name)).toEqual([
+      'hello.txt',
+    ]);
+
+    const page = await fetch(`${origin}/tree`, { headers: auth });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = /<script[^>]+src="([^"]*\/static\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(new URL(script as string, origin));
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect((await asset.text()).length).toBeGreaterThan(100);
+
+    // the built-in kernel's entry and logos resolve inside the bundled package, not the repository
+    const specs = (await (await fetch(`${origin}/api/kernelspecs`, { headers: auth })).json()) as {
+      kernelspecs: Record<string, { spec: { argv: string[] }; resources: Record<string, string> }>;
+    };
+    const js = specs.kernelspecs.javascript;
+    expect(js?.spec.argv[1]).toBe(path.join(pkg, 'dist/packages/kernel-js/dist/kernel/main.js'));
+    await expect(fs.stat(js?.spec.argv[1] as string)).resolves.toBeTruthy();
+    const logo = await fetch(`${origin}${js?.resources['logo-64x64']}`, { headers: auth });
+    expect(logo.status).toBe(200);
+    expect(logo.headers.get('content-type')).toBe('image/png');
+
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+  });
+});
