@@ -56,7 +56,7 @@ describe('protocol: v1.kernel.websocket.jupyter.org framing', () => {
     expect(fromRaw(decoded.raw).header).toEqual(msg.header);
     const ours = encodeV1Frame('iopub', toRaw(msg));
     const theirs = deserialize(
-      ours.buffer.slice(ours.byteOffset, ours.byteOffset + ours.length),
+      ours.buffer.slice(ours.byteOffset, ours.byteOffset + ours.length) as ArrayBuffer,
       'v1.kernel.websocket.jupyter.org',
     );
     expect(theirs.channel).toBe('iopub');
@@ -103,7 +103,7 @@ describe('protocol: JSON framing', () => {
     const frame = encodeJsonFrame('iopub', msg) as Buffer;
     expect(Buffer.isBuffer(frame)).toBe(true);
     expect(frame.readUInt32BE(0)).toBe(3);
-    const theirs = deserialize(frame.buffer.slice(frame.byteOffset, frame.byteOffset + frame.length));
+    const theirs = deserialize(frame.buffer.slice(frame.byteOffset, frame.byteOffset + frame.length) as ArrayBuffer);
     expect(theirs.header.msg_id).toBe(msg.header.msg_id);
     expect(theirs.buffers?.map((b) => Array.from(new Uint8Array((b as DataView).buffer)))).toEqual([[1, 2], [3]]);
 

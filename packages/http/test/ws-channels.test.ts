@@ -47,7 +47,7 @@ class Client {
     });
   }
 
-  send(channel: protocol.Channel, msgType: string, content: object): protocol.JupyterMessage {
+  send(channel: protocol.Channel, msgType: string, content: Record<string, unknown>): protocol.JupyterMessage {
     const msg = protocol.createMessage(msgType, content, { session: this.session });
     if (this.ws.protocol === protocol.V1_SUBPROTOCOL)
       this.ws.send(protocol.encodeV1Frame(channel, protocol.toRaw(msg)));

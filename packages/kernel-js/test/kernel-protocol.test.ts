@@ -69,7 +69,7 @@ describe('introspection', () => {
   it('returns this session history and an empty comm_info', async () => {
     const marker = `"history-${randomUUID()}"`;
     const r = await kernel.execute(marker);
-    const count = r.reply.content.execution_count;
+    const count = r.reply.content.execution_count as number;
     const tail = await kernel.request('shell', 'history_request', {
       hist_access_type: 'tail',
       n: 1,
