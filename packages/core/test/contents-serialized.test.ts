@@ -79,6 +79,14 @@ beforeAll(async () => {
       cells: [{ cell_type: 'markdown', metadata: {}, source: 7 }],
     }),
   );
+  // names JSON must escape, sort case-insensitively, hide, or give no mimetype
+  const mixed = nodePath.join(root, 'mixed');
+  await fs.mkdir(nodePath.join(mixed, 'Zeta dir'), { recursive: true });
+  await fs.mkdir(nodePath.join(mixed, 'alpha'));
+  for (const name of ['say "hi".ipynb', 'back\\slash.txt', 'Ünï ✓.md', 'b.IPYNB', 'A.ipynb', 'data.unknownext', 'x.pyc', '.dot', 'tab\tname.py']) {
+    await fs.writeFile(nodePath.join(mixed, name), name);
+  }
+  await fs.symlink('/etc', nodePath.join(mixed, 'outside'));
   store = new CountingStore(root);
   contents = new ContentsManager({ store });
 });
@@ -96,6 +104,9 @@ describe('ContentsManager.getSerialized', () => {
     ['nb.ipynb', { type: 'file', format: 'base64' }],
     ['invalid.ipynb', {}],
     ['sub', {}],
+    ['mixed', {}],
+    ['mixed', { type: 'directory' }],
+    ['mixed', { content: false }],
     ['sub', { page: { offset: 0, limit: 1 } }],
     ['', {}],
     ['sub/a.txt', {}],
@@ -105,6 +116,22 @@ describe('ContentsManager.getSerialized', () => {
     // twice: the second notebook answer comes from the cache
     expect(text(await contents.getSerialized(path, options))).toBe(expected);
     expect(text(await contents.getSerialized(path, options))).toBe(expected);
+  });
+
+  it('a directory listing written straight to JSON keeps Jupyter order and hiding', async () => {
+    const listed = JSON.parse(text(await contents.getSerialized('mixed')));
+    expect(listed.content.map((m: { name: string }) => m.name)).toEqual([
+      'alpha',
+      'Zeta dir',
+      'A.ipynb',
+      'say "hi".ipynb',
+      'b.IPYNB',
+      'back\\slash.txt',
+      'data.unknownext',
+      'tab\tname.py',
+      'Ünï ✓.md',
+    ]);
+    expect(listed.content.find((m: { name: string }) => m.name === 'data.unknownext').mimetype).toBeNull();
   });
 
   it('reopening an unchanged notebook reads nothing; its model carries content only as text', async () => {
