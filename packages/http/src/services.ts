@@ -65,7 +65,11 @@ export interface Services {
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
   const contents = createContentsManager(options);
-  const clusters = createClusterManager(options);
+  // Managers no first request needs are built on first use, so start-up does no work for them.
+  let clusters: ClusterManager | undefined;
+  let exporters: ExportManager | undefined;
+  let rst: RstService | undefined;
+  let legacyNotebooks: LegacyNotebooks | undefined;
   const activity = new Activity();
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
@@ -76,10 +80,24 @@ export function createServices(options: NbserveOptions): Services {
     config: new ConfigSections(options.configDir),
     activity,
     contents,
-    clusters,
-    exporters: new ExportManager({ nbconvert: options.nbconvertCommand === false ? false : nbconvertOptions(options) }),
-    rst: new RstService({ docutils: options.docutilsPython === false ? false : docutilsOptions(options) }),
-    legacyNotebooks: new LegacyNotebooks(contents, legacyRegistry(options)),
+    get clusters() {
+      clusters ??= createClusterManager(options);
+      return clusters;
+    },
+    get exporters() {
+      exporters ??= new ExportManager({
+        nbconvert: options.nbconvertCommand === false ? false : nbconvertOptions(options),
+      });
+      return exporters;
+    },
+    get rst() {
+      rst ??= new RstService({ docutils: options.docutilsPython === false ? false : docutilsOptions(options) });
+      return rst;
+    },
+    get legacyNotebooks() {
+      legacyNotebooks ??= new LegacyNotebooks(contents, legacyRegistry(options));
+      return legacyNotebooks;
+    },
     identity: anonymousIdentity(),
     kernelspecs,
     kernels,
@@ -90,7 +108,7 @@ export function createServices(options: NbserveOptions): Services {
       closed = true;
       channels.close();
       await kernels.shutdownAll();
-      await clusters.idle(); // a stop in flight finishes; running clusters outlive the server by design
+      await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
     },
   };
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Dealer } from 'zeromq';
+import type { Dealer } from 'zeromq';
 import type { Signer } from '../protocol/signing.js';
 import type { RawMessage } from '../protocol/types.js';
 import { decodeWire, encodeWire } from '../protocol/wire.js';
 import { endpoint } from './connection-file.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo } from './types.js';
+import { zmq } from './zmq.js';
 
 export type ClientChannel = 'shell' | 'control' | 'stdin';
 
@@ -71,7 +72,7 @@ export class KernelClient {
     if (this.#closed) return;
     this.detach();
     const make = (port: number) => {
-      const socket = new Dealer({ routingId: this.identity, linger: 0 });
+      const socket = new (zmq().Dealer)({ routingId: this.identity, linger: 0 });
       socket.connect(endpoint(info, port));
       return socket;
     };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Dealer, Request, Subscriber } from 'zeromq';
+import type { Dealer, Subscriber } from 'zeromq';
 import { NbserveError } from '../errors.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
@@ -12,6 +12,7 @@ import { endpoint } from './connection-file.js';
 import type { KernelProcess } from './provisioner.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo, KernelModel } from './types.js';
+import { zmq } from './zmq.js';
 
 /** Lifecycle notices the channels WebSocket turns into iopub `status` messages. */
 export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
@@ -169,7 +170,7 @@ export class Kernel implements ClientHost {
     this.#connection = info;
     this.#signer = new Signer(info.key, info.signature_scheme);
     this.#sawIopub = false;
-    const iopub = new Subscriber({ linger: 0, receiveHighWaterMark: 0 });
+    const iopub = new (zmq().Subscriber)({ linger: 0, receiveHighWaterMark: 0 });
     iopub.subscribe();
     iopub.connect(endpoint(info, info.iopub_port));
     this.#iopub = iopub;
@@ -182,7 +183,7 @@ export class Kernel implements ClientHost {
     if (existing) return existing.writer;
     const info = this.#connection;
     if (!info) return undefined;
-    const socket = new Dealer({ linger: 0 });
+    const socket = new (zmq().Dealer)({ linger: 0 });
     socket.connect(endpoint(info, channel === 'shell' ? info.shell_port : info.control_port));
     const writer = new SocketWriter(socket);
     this.#own[channel] = { socket, writer };
@@ -263,7 +264,7 @@ export class Kernel implements ClientHost {
   async heartbeat(timeoutMs = 3000): Promise<boolean> {
     const info = this.#connection;
     if (!info) return false;
-    const socket = new Request({ linger: 0, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
+    const socket = new (zmq().Request)({ linger: 0, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
     try {
       socket.connect(endpoint(info, info.hb_port));
       const ping = Buffer.from(randomUUID());
