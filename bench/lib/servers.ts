@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { staleBuildProblem } from './freshness.js';
+import { CLI_BUNDLE } from './cli-bundle.js';
 import { freePort } from './ports.js';
 import { killProcessesMentioning, type Spawned, spawnGroup, stopGroup } from './processes.js';
 import { REPO_ROOT, tempDir } from './workspace.js';
@@ -28,7 +28,7 @@ export interface StartOptions {
   root: string;
   /** Extra kernelspec directories (`JUPYTER_PATH`), e.g. the flood kernel's. */
   jupyterPath?: string;
-  /** nbserve only: run the compiled `packages/cli/dist/main.js` with plain node instead of the sources through tsx. */
+  /** nbserve only: run the shipped bin (`packages/cli/dist/nbserve.js`, one bundle) with plain node instead of the sources through tsx. */
   compiled?: boolean;
   /** nbserve only: write a V8 CPU profile (`node --cpu-prof`) into this directory when the server exits. */
   profileDir?: string;
@@ -39,13 +39,6 @@ export class ServerUnavailable extends Error {}
 
 /** `NBSERVE_BENCH_CLI` benchmarks another entry point with the same flags (e.g. a bundle, or a branch's CLI). */
 const SOURCE_CLI = process.env.NBSERVE_BENCH_CLI ?? join(REPO_ROOT, 'packages/cli/src/main.ts');
-
-export const COMPILED_CLI = join(REPO_ROOT, 'packages/cli/dist/main.js');
-
-/** Why the compiled CLI cannot be measured (missing, or older than a source file), or undefined when it can. */
-export function compiledCliProblem(): string | undefined {
-  return staleBuildProblem(COMPILED_CLI, ['core', 'http', 'web', 'cli']);
-}
 
 export async function startServer(kind: ServerKind, options: StartOptions): Promise<ServerHandle> {
   const sandbox = tempDir(`${kind}-`);
@@ -94,7 +87,7 @@ function commandLine(
       return [
         process.execPath,
         [
-          ...(o.compiled ? [COMPILED_CLI] : ['--conditions=@nbserve/source', '--import', 'tsx', SOURCE_CLI]),
+          ...(o.compiled ? [CLI_BUNDLE] : ['--conditions=@nbserve/source', '--import', 'tsx', SOURCE_CLI]),
           o.root,
           '--port',
           String(o.port),
