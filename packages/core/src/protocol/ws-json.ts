@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
+import { allocFrame } from './frame-slab.js';
 import { toRaw } from './json-parts.js';
 import { type Channel, isChannel, type JupyterMessage, type MessageHeader, type RawMessage } from './types.js';
 
@@ -120,7 +121,7 @@ export function encodeJsonFrameRaw(channel: Channel, raw: RawMessage): string | 
  */
 export function encodeJsonFrameBytes(channel: Channel, raw: RawMessage): { data: Buffer; binary: boolean } {
   const hasBuffers = raw.buffers.length > 0;
-  const json = Buffer.concat([
+  const pieces = [
     OPEN_CHANNEL[channel],
     raw.header,
     PARENT,
@@ -130,7 +131,15 @@ export function encodeJsonFrameBytes(channel: Channel, raw: RawMessage): { data:
     CONTENT,
     raw.content,
     hasBuffers ? CLOSE : CLOSE_BUFFERS,
-  ]);
+  ];
+  let total = 0;
+  for (const piece of pieces) total += piece.length;
+  const json = allocFrame(total);
+  let at = 0;
+  for (const piece of pieces) {
+    json.set(piece, at);
+    at += piece.length;
+  }
   if (!hasBuffers) return { data: json, binary: false };
   const nbufs = 1 + raw.buffers.length;
   const head = Buffer.alloc(4 * (nbufs + 1));

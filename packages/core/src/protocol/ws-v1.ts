@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js';
+import { allocFrame } from './frame-slab.js';
 import { type Channel, isChannel, type RawMessage } from './types.js';
 
 /** The WebSocket subprotocol name of the v1 binary framing. */
@@ -37,7 +38,7 @@ export function encodeV1Frame(channel: Channel, raw: RawMessage): Buffer {
   const headLen = 8 * (1 + n);
   let total = headLen;
   for (const item of items) total += item.length;
-  const frame = Buffer.allocUnsafe(total);
+  const frame = allocFrame(total);
   writeU64(frame, n, 0);
   let offset = headLen;
   writeU64(frame, offset, 8);
