@@ -32,6 +32,23 @@ const RUNTIME_FILES = [
 const relocateImportMeta = {
   name: 'relocate-import-meta',
   setup(build) {
+    // web's index re-exports the print renderer (KaTeX, marked: 60 % of the code), which the
+    // server only loads through import('@nbserve/web/print'). esbuild assigns chunks by import
+    // edges, so that barrel edge would pull it into the start-up chunk: in the bundle it points at
+    // a stand-in that says where the real renderer is (nothing in the server calls it this way).
+    build.onResolve({ filter: /^\.\/server\/print\.js$/ }, (args) =>
+      args.importer.endsWith(path.join('packages', 'web', 'src', 'index.ts'))
+        ? { path: 'print-via-barrel', namespace: 'nbserve-lazy' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'nbserve-lazy' }, () => ({
+      contents: [
+        'const lazy = () => { throw new Error("the bundled server renders print pages through import(\'@nbserve/web/print\')"); };',
+        'export const renderNotebookHtml = lazy;',
+        'export const renderPrintPage = lazy;',
+      ].join('\n'),
+      loader: 'js',
+    }));
     build.onLoad({ filter: /\/packages\/(core|http|web|kernel-js)\/src\/.*\.ts$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return undefined;
@@ -57,8 +74,12 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
     await cp(from, to, { recursive: true, errorOnExist: false });
   }
   await esbuild.build({
-    entryPoints: [path.join(packageDir, 'src/main.ts')],
-    outfile: path.join(outDir, 'nbserve.js'),
+    entryPoints: { nbserve: path.join(packageDir, 'src/main.ts') },
+    outdir: outDir,
+    // lazily imported code (the print renderer) goes to chunks beside the entry, so relative
+    // import.meta.url lookups resolve the same from every output file
+    splitting: true,
+    chunkNames: 'nbserve-[name]-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -61,12 +61,22 @@ describe('the bundled nbserve bin', () => {
     // workspace packages and pure-JS dependencies are inlined; only Node built-ins and native modules are imported
     const imported = [...text.matchAll(/^import .* from ["']([^"']+)["'];$/gm)].map((m) => m[1]);
     expect(imported.length).toBeGreaterThan(0);
-    for (const specifier of imported) expect(specifier).toMatch(/^(node:|zeromq$)/);
+    for (const specifier of imported) expect(specifier).toMatch(/^(node:|zeromq$|\.\/nbserve-chunk-[\w-]+\.js$)/);
+    // the print renderer (KaTeX, marked) is a lazily imported chunk, not parsed at start-up
+    expect(text).toMatch(/import\("\.\/nbserve-print-[\w-]+\.js"\)/);
+    expect(text).not.toContain('katex');
   });
 
   it('serves /api, the dashboard and its assets, built-in kernelspec logos, and stops on SIGTERM', async () => {
     const dirs = await tempDirs();
     await fs.writeFile(path.join(dirs.root, 'hello.txt'), 'hi');
+    const notebook = {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [{ cell_type: 'markdown', id: 'm1', metadata: {}, source: '# Area\n\n$a = \\pi r^2$' }],
+    };
+    await fs.writeFile(path.join(dirs.root, 'circle.ipynb'), JSON.stringify(notebook));
     const cli = runCli([dirs.root, ...isolated(dirs), `--token=${TOKEN}`], { bin, cwd: work });
     const origin = new URL(await cli.url).origin;
     const auth = { authorization: `token ${TOKEN}` };
@@ -76,9 +86,17 @@ describe('the bundled nbserve bin', () => {
     expect(await api.json()).toEqual({ version: expect.any(String) });
 
     const listing = await fetch(`${origin}/api/contents`, { headers: auth });
-    expect(((await listing.json()) as { content: { name: string }[] }).content.map((c) => c.name)).toEqual([
+    expect(((await listing.json()) as { content: { name: string }[] }).content.map((c) => c.name).sort()).toEqual([
+      'circle.ipynb',
       'hello.txt',
     ]);
+
+    // the print page loads its renderer chunk on first use and typesets the math
+    const print = await fetch(`${origin}/print/circle.ipynb`, { headers: auth });
+    expect(print.status).toBe(200);
+    const printed = await print.text();
+    expect(printed).toContain('Area</h1>');
+    expect(printed).toContain('class="katex"');
 
     const page = await fetch(`${origin}/tree`, { headers: auth });
     expect(page.status).toBe(200);

@@ -1,7 +1,8 @@
 import { LEGACY_ID_PATTERN } from '@nbserve/core';
-import { getWebAssets, PAGE_CSP, renderPrintPage } from '@nbserve/web';
+import { getWebAssets, PAGE_CSP } from '@nbserve/web';
 import type { Context, Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
+import { printRenderer } from '../web/print-renderer.js';
 
 type Ctx = Context<NbserveEnv>;
 
@@ -48,6 +49,7 @@ export function registerLegacyPageRoutes(app: Hono<NbserveEnv>): void {
       });
     }
     const notebook = await legacy.get(id);
+    const renderPrintPage = await printRenderer();
     const html = renderPrintPage({
       baseUrl: c.get('baseUrl'),
       path: notebook.path,
