@@ -9,7 +9,7 @@
  * would sit in a mirror `dist/packages/<pkg>/` tree, and exactly the files those paths reach are
  * copied there. The result is relocatable: it depends only on files inside packages/cli.
  */
-import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -72,6 +72,10 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
     await mkdir(path.dirname(to), { recursive: true });
     // a missing web or kernel bundle would make the bin fall back to building from sources it does not have
     await cp(from, to, { recursive: true, errorOnExist: false });
+  }
+  // chunk names carry content hashes: drop the previous build's so no stale chunk ships
+  for (const name of await readdir(outDir).catch(() => [])) {
+    if (/^nbserve-.*\.js(\.map)?$/.test(name)) await rm(path.join(outDir, name));
   }
   await esbuild.build({
     entryPoints: { nbserve: path.join(packageDir, 'src/main.ts') },
