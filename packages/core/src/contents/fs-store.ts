@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
@@ -44,10 +44,14 @@ export class FileSystemStore implements ContentsStore {
     const candidates = dirents.filter((d) => d.isFile() || d.isDirectory() || d.isSymbolicLink());
     const stats = await this.#meta.statMany(candidates.map((d) => nodePath.join(dir, d.name)));
     // Symlinks are listed only when they end inside the root (broken ones have no stats already).
+    // (one promise per symlink, not per entry: 10,000 plain files make no promises at all)
+    const links: number[] = [];
+    candidates.forEach((dirent, i) => {
+      if (dirent.isSymbolicLink() && stats[i]) links.push(i);
+    });
     await Promise.all(
-      candidates.map(async (dirent, i) => {
-        if (!dirent.isSymbolicLink() || !stats[i]) return;
-        const real = await this.#meta.realpath(nodePath.join(dir, dirent.name)).catch(() => null);
+      links.map(async (i) => {
+        const real = await this.#meta.realpath(nodePath.join(dir, (candidates[i] as Dirent).name)).catch(() => null);
         if (real === null || !(await this.#contains(real))) stats[i] = null;
       }),
     );
