@@ -83,7 +83,17 @@ beforeAll(async () => {
   const mixed = nodePath.join(root, 'mixed');
   await fs.mkdir(nodePath.join(mixed, 'Zeta dir'), { recursive: true });
   await fs.mkdir(nodePath.join(mixed, 'alpha'));
-  for (const name of ['say "hi".ipynb', 'back\\slash.txt', 'Ünï ✓.md', 'b.IPYNB', 'A.ipynb', 'data.unknownext', 'x.pyc', '.dot', 'tab\tname.py']) {
+  for (const name of [
+    'say "hi".ipynb',
+    'back\\slash.txt',
+    'Ünï ✓.md',
+    'b.IPYNB',
+    'A.ipynb',
+    'data.unknownext',
+    'x.pyc',
+    '.dot',
+    'tab\tname.py',
+  ]) {
     await fs.writeFile(nodePath.join(mixed, name), name);
   }
   await fs.symlink('/etc', nodePath.join(mixed, 'outside'));
