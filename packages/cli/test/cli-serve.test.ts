@@ -83,6 +83,29 @@ describe('nbserve serving', () => {
     expect(await cli.exit).toEqual({ code: 0, signal: null });
   });
 
+  it('keeps serving, idle, when the terminal reading its output goes away, and still stops on SIGTERM', async () => {
+    const cli = runCli([...isolated(dirs), '--log-level=info', '--token=t', dirs.root]);
+    const base = (await cli.url).split('?')[0];
+    cli.child.stdout?.destroy();
+    cli.child.stderr?.destroy();
+    // Every request now logs a line into a broken pipe (EPIPE).
+    for (let i = 0; i < 5; i++) {
+      expect((await fetch(`${base}api/contents/missing?token=t`)).status).toBe(404);
+    }
+    const cpuTicks = async () => {
+      const stat = await fs.readFile(`/proc/${cli.child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime + stime
+    };
+    const before = await cpuTicks();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // A busy loop on the broken pipe would use ~100 ticks (a whole core) in this second.
+    expect((await cpuTicks()) - before).toBeLessThan(20);
+    expect((await fetch(`${base}api?token=t`)).status).toBe(200);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+  });
+
   it('exits 0 after POST /api/shutdown', async () => {
     const cli = runCli([...isolated(dirs), '--token=shut-me-down', dirs.root]);
     const base = (await cli.url).split('?')[0];

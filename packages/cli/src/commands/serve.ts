@@ -78,7 +78,10 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   const onSigterm = () => stop('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  let fatal = false;
   const onFatal = (error: unknown) => {
+    if (fatal) return; // already stopping; a second report must not start a second shutdown
+    fatal = true;
     logger.error(`Fatal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     running.close().finally(() => process.exit(1));
   };
