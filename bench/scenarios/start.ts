@@ -105,19 +105,19 @@ function recordFromSource(
   start: Partial<Record<Subject, number>>,
   memory: Partial<Record<Subject, number>>,
 ): void {
-  const notes = ['nbserve runs from TypeScript source through tsx, exactly as `pnpm nbserve` (development)'];
+  const notes = [
+    'nbserve runs from TypeScript source through tsx, exactly as `pnpm nbserve` (development); for information: the targets are for the shipped bin above',
+  ];
   ctx.record({
     metric: `start from source through tsx (median of ${runs})`,
     unit: 'ms',
     values: start,
-    targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<=', bound: 0.25, text: '≥4x faster' }],
     notes,
   });
   ctx.record({
     metric: 'idle memory (RSS), from source through tsx',
     unit: 'MB',
     values: memory,
-    targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<', bound: 1, text: 'less than jupyter_server' }],
     notes,
   });
 }
