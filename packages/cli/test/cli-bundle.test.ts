@@ -65,6 +65,8 @@ describe('the bundled nbserve bin', () => {
     // the print renderer (KaTeX, marked) is a lazily imported chunk, not parsed at start-up
     expect(text).toMatch(/import\("\.\/nbserve-print-[\w-]+\.js"\)/);
     expect(text).not.toContain('katex');
+    // so is marked for the HTML exporter: its regex tables cost ~15 ms at start-up
+    expect(text).toMatch(/import\("\.\/nbserve-markdown-html-[\w-]+\.js"\)/);
   });
 
   it('serves /api, the dashboard and its assets, built-in kernelspec logos, and stops on SIGTERM', async () => {
@@ -97,6 +99,11 @@ describe('the bundled nbserve bin', () => {
     const printed = await print.text();
     expect(printed).toContain('Area</h1>');
     expect(printed).toContain('class="katex"');
+
+    // the HTML export loads its markdown chunk on first use
+    const exported = await fetch(`${origin}/nbconvert/html/circle.ipynb`, { headers: auth });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).toContain('<h1>Area</h1>');
 
     const page = await fetch(`${origin}/tree`, { headers: auth });
     expect(page.status).toBe(200);

@@ -1,8 +1,16 @@
 import { ansiToHtml, applyCarriageReturns } from './ansi.js';
 import { escapeHtml, neutralizeHtml } from './escape.js';
-import { markdownToHtml } from './markdown-html.js';
 import { bundleText, type ExportCell, type ExportNotebook, type ExportOutput, joinSource } from './notebook.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
+
+type Markdown = typeof import('./markdown-html.js').markdownToHtml;
+let loadedMarkdown: Markdown | undefined;
+
+/** marked builds its regex tables on import (~15 ms): load it with the first export, not at server start. */
+async function loadMarkdown(): Promise<Markdown> {
+  loadedMarkdown ??= (await import('./markdown-html.js')).markdownToHtml;
+  return loadedMarkdown;
+}
 
 // The page stands alone and runs nothing: no scripts (so no inline handlers or javascript:
 // URLs either), no remote loads, no forms, no <base>. Meant for a meta tag and the header both.
@@ -37,7 +45,8 @@ export class HtmlExporter implements Exporter {
 
   async export({ notebook, name }: ExportRequest): Promise<ExportResult> {
     const title = notebook.metadata.title ?? name;
-    const cells = notebook.cells.map((cell) => renderCell(cell, notebook)).join('\n');
+    const markdown = await loadMarkdown();
+    const cells = notebook.cells.map((cell) => renderCell(cell, notebook, markdown)).join('\n');
     const body = `<!DOCTYPE html>
 <html>
 <head>
@@ -58,10 +67,10 @@ ${cells}
   }
 }
 
-function renderCell(cell: ExportCell, notebook: ExportNotebook): string {
+function renderCell(cell: ExportCell, notebook: ExportNotebook, markdown: Markdown): string {
   const source = joinSource(cell.source);
   if (cell.cell_type === 'markdown') {
-    return `<div class="cell markdown"><div class="row"><div class="prompt"></div><div class="body">${markdownToHtml(source, cell.attachments)}</div></div></div>`;
+    return `<div class="cell markdown"><div class="row"><div class="prompt"></div><div class="body">${markdown(source, cell.attachments)}</div></div></div>`;
   }
   if (cell.cell_type !== 'code') {
     return `<div class="cell raw"><div class="row"><div class="prompt"></div><div class="body"><pre>${escapeHtml(source)}</pre></div></div></div>`;
@@ -69,11 +78,11 @@ function renderCell(cell: ExportCell, notebook: ExportNotebook): string {
   const language = escapeHtml(notebook.metadata.language_info?.name ?? notebook.metadata.kernelspec?.language ?? '');
   const count = cell.execution_count ?? ' ';
   const input = `<div class="row input"><div class="prompt">In&nbsp;[${count}]:</div><div class="body"><pre class="language-${language}">${escapeHtml(source)}</pre></div></div>`;
-  const outputs = (cell.outputs ?? []).map(renderOutput).join('');
+  const outputs = (cell.outputs ?? []).map((output) => renderOutput(output, markdown)).join('');
   return `<div class="cell code">${input}${outputs}</div>`;
 }
 
-function renderOutput(output: ExportOutput): string {
+function renderOutput(output: ExportOutput, markdown: Markdown): string {
   let prompt = '';
   let html: string | undefined;
   if (output.output_type === 'stream') {
@@ -83,7 +92,7 @@ function renderOutput(output: ExportOutput): string {
     html = `<div class="error"><pre>${ansiToHtml((output.traceback ?? [`${output.ename}: ${output.evalue}`]).join('\n'))}</pre></div>`;
   } else if (output.output_type === 'execute_result' || output.output_type === 'display_data') {
     if (output.output_type === 'execute_result') prompt = `Out[${output.execution_count ?? ' '}]:`;
-    html = renderBundle(output.data ?? {});
+    html = renderBundle(output.data ?? {}, markdown);
   }
   if (html === undefined) return '';
   const cls = prompt ? 'prompt out' : 'prompt';
@@ -91,7 +100,7 @@ function renderOutput(output: ExportOutput): string {
 }
 
 /** The richest representation a static page can show, in Jupyter's display order. */
-function renderBundle(data: Record<string, unknown>): string | undefined {
+function renderBundle(data: Record<string, unknown>, markdown: Markdown): string | undefined {
   if (data['text/html'] !== undefined)
     return `<div class="html">${neutralizeHtml(bundleText(data['text/html']))}</div>`;
   if (data['image/svg+xml'] !== undefined) {
@@ -105,7 +114,7 @@ function renderBundle(data: Record<string, unknown>): string | undefined {
     if (/^[A-Za-z0-9+/=]+$/.test(base64)) return `<img src="data:${type};base64,${base64}" alt="${type.slice(6)}">`;
   }
   if (data['text/markdown'] !== undefined)
-    return `<div class="markdown">${markdownToHtml(bundleText(data['text/markdown']))}</div>`;
+    return `<div class="markdown">${markdown(bundleText(data['text/markdown']))}</div>`;
   if (data['text/latex'] !== undefined) return `<pre class="latex">${escapeHtml(bundleText(data['text/latex']))}</pre>`;
   if (data['application/json'] !== undefined) {
     return `<pre class="json">${escapeHtml(JSON.stringify(data['application/json'], null, 2))}</pre>`;

@@ -3,7 +3,6 @@ export { escapeHtml, neutralizeHtml } from './escape.js';
 export { ExportManager, type ExportManagerOptions } from './export-manager.js';
 export { EXPORT_HTML_CSP, HtmlExporter } from './html-exporter.js';
 export { MarkdownExporter } from './markdown-exporter.js';
-export { markdownToHtml } from './markdown-html.js';
 export { detectNbconvert, NbconvertExporter, type NbconvertOptions } from './nbconvert-exporter.js';
 export { type ExportNotebook, joinSource, parseExportNotebook } from './notebook.js';
 export { NotebookExporter } from './notebook-exporter.js';
