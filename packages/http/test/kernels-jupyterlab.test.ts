@@ -6,7 +6,7 @@ import {
   SessionManager,
 } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KernelServerFixture, startKernelServer } from './kernels-fixture.js';
+import { execute, type KernelServerFixture, startKernelServer } from './kernels-fixture.js';
 
 let fx: KernelServerFixture;
 
@@ -16,21 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx.cleanup();
 });
-
-async function execute(
-  kernel: Kernel.IKernelConnection,
-  code: string,
-  onStdin?: (msg: KernelMessage.IStdinMessage) => void,
-) {
-  const future = kernel.requestExecute({ code, allow_stdin: onStdin !== undefined });
-  const iopub: KernelMessage.IIOPubMessage[] = [];
-  future.onIOPub = (msg) => {
-    iopub.push(msg);
-  };
-  if (onStdin) future.onStdin = onStdin;
-  const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
-  return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
-}
 
 async function waitFor(predicate: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;

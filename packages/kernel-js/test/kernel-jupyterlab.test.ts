@@ -9,7 +9,7 @@ import {
   SessionManager,
 } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KernelServerFixture, startKernelServer } from '../../http/test/kernels-fixture.js';
+import { execute, type KernelServerFixture, startKernelServer } from '../../http/test/kernels-fixture.js';
 
 let fx: KernelServerFixture;
 let noPython: KernelServerFixture;
@@ -23,21 +23,6 @@ afterAll(async () => {
   await fx?.cleanup();
   await noPython?.cleanup();
 });
-
-async function execute(
-  kernel: Kernel.IKernelConnection,
-  code: string,
-  onStdin?: (m: KernelMessage.IStdinMessage) => void,
-) {
-  const future = kernel.requestExecute({ code, allow_stdin: onStdin !== undefined });
-  const iopub: KernelMessage.IIOPubMessage[] = [];
-  future.onIOPub = (msg) => {
-    iopub.push(msg);
-  };
-  if (onStdin) future.onStdin = onStdin;
-  const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
-  return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
-}
 
 /** The mime bundle of the first output of a type. */
 function dataOf(r: Awaited<ReturnType<typeof execute>>, type: string): Record<string, unknown> | undefined {
