@@ -6,9 +6,10 @@ import { icon } from '../lib/icons.js';
 import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { installCommandKeys, SHORTCUT_HELP } from './command-keys.js';
 import { CommandRegistry } from './commands.js';
-import { KernelConnection, type KernelStatus } from './kernel.js';
+import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
+import { lockName, type ResumeStorage, ResumeTracker, resumeKey, sweep, takeEntry } from './resume.js';
 import { SaveConflict, Saver } from './saving.js';
 
 /** Every 2 minutes, as the classic Notebook; `autosave_interval` (ms) in the `notebook` config section overrides it. */
@@ -18,7 +19,10 @@ const AUTOSAVE_MS = 120_000;
 export class NotebookApp {
   private path: string;
   private readonly kernel = new KernelConnection();
-  private readonly notebook = new Notebook(this.kernel);
+  private readonly storage = localStorageOrUndefined();
+  private readonly resume = new ResumeTracker(this.storage);
+  private resumeKey: string | undefined;
+  private readonly notebook = new Notebook(this.kernel, this.resume);
   private readonly commands = new CommandRegistry();
   private readonly saver: Saver;
   private specs: KernelSpecs | undefined;
@@ -68,6 +72,11 @@ export class NotebookApp {
       e.preventDefault();
       e.returnValue = '';
     });
+    // Not on beforeunload: the user may still stay, and a live page must never give its session away.
+    window.addEventListener('pagehide', () => this.leave());
+    window.addEventListener('pageshow', (e) => {
+      if (e.persisted) this.reclaimSession();
+    });
     const config = await api<{ autosave_interval?: unknown }>('api/config/notebook').catch(
       (): { autosave_interval?: unknown } => ({}),
     );
@@ -80,12 +89,82 @@ export class NotebookApp {
 
     const kernelName = (nb.metadata.kernelspec as { name?: string } | undefined)?.name;
     try {
-      await this.kernel.start(this.path, kernelName && specs?.kernelspecs[kernelName] ? kernelName : specs?.default);
+      await this.kernel.start(
+        this.path,
+        kernelName && specs?.kernelspecs[kernelName] ? kernelName : specs?.default,
+        (kernelId) => this.adopt(kernelId),
+      );
       this.showKernelStatus(this.kernel.status);
     } catch (error) {
       this.showKernelStatus('no kernel');
       toast(`Could not start a kernel: ${error instanceof Error ? error.message : String(error)}`, 'error');
     }
+  }
+
+  // ---- resuming what a closed page left running (resume.ts) ----
+
+  /**
+   * Takes the session and running requests a closed page of this notebook left for `kernelId`,
+   * if any, and starts recording this page's own. Called once the kernel is known.
+   */
+  private async adopt(kernelId: string): Promise<Adoption | undefined> {
+    const storage = this.storage;
+    const key = resumeKey(new URL(pageConfig().baseUrl, location.origin).href, kernelId);
+    this.resumeKey = key;
+    let entry: ReturnType<typeof takeEntry>;
+    if (storage) {
+      sweep(storage, Date.now());
+      // One take at a time across this browser's tabs, so two pages opened together cannot
+      // both take the same session.
+      entry = await withLock('nbserve-resume-take', async () => {
+        const owned = await ownedLocks();
+        return takeEntry(storage, key, Date.now(), (s) => owned === undefined || owned.has(lockName(s)));
+      });
+    }
+    const session = entry?.session ?? this.kernel.clientSession;
+    holdLock(lockName(session));
+    this.resume.bind(key, session);
+    if (!entry || entry.requests.length === 0) return undefined;
+    await this.notebook.loaded;
+    // The closing page's last save landed if the file is no longer the one it was sent over
+    // (or someone else's newer file won; either way the file's outputs are the ones to keep).
+    const closeSaved = entry.closeSaveOver !== undefined && entry.closeSaveOver !== this.saver.hash;
+    const requests: Adoption['requests'] = new Map();
+    for (const r of entry.requests) {
+      const handlers = this.notebook.adopt(closeSaved ? { ...r, saved: true } : r);
+      if (handlers) requests.set(r.msgId, handlers);
+    }
+    if (requests.size > 0) {
+      const unsaved = !closeSaved && entry.requests.some((r) => !r.saved);
+      toast(
+        `Reconnected to ${requests.size} running cell${requests.size === 1 ? '' : 's'} of the closed page` +
+          (unsaved ? '; output from before it closed that was not saved is not shown' : ''),
+      );
+    }
+    return { session, requests };
+  }
+
+  /**
+   * The page is being closed or hidden for good. With cells still running, a dirty notebook gets
+   * a last autosave (its outputs so far, safe: see Saver.writeOnUnload), and the session is left
+   * for the next page of this notebook to take over.
+   */
+  private leave(): void {
+    let closeSaveOver: string | undefined;
+    if (this.resume.size > 0 && this.notebook.dirty && this.notebook.complete) {
+      const hash = this.saver.hash ?? undefined;
+      if (this.saver.writeOnUnload(this.notebook.toJSON())) closeSaveOver = hash;
+    }
+    this.resume.release(closeSaveOver);
+  }
+
+  /** Back from the back-forward cache: keep the session unless another page took it meanwhile. */
+  private reclaimSession(): void {
+    if (this.resume.reclaim() || !this.resumeKey) return;
+    this.kernel.renewSession();
+    this.notebook.clearRunning();
+    holdLock(lockName(this.kernel.clientSession));
+    this.resume.bind(this.resumeKey, this.kernel.clientSession);
   }
 
   // ---- chrome ----
@@ -314,6 +393,8 @@ export class NotebookApp {
 
   async save(checkpoint: boolean, auto = false): Promise<void> {
     await this.notebook.loaded;
+    // Requests in flight when the content is taken: the file will hold their outputs so far.
+    const inFlight = this.resume.inFlight();
     let model: ContentsModel;
     try {
       model = await this.saver.write(this.notebook.toJSON());
@@ -331,6 +412,7 @@ export class NotebookApp {
       }
       model = await this.saver.write(this.notebook.toJSON(), true);
     }
+    this.resume.saved(inFlight);
     if (checkpoint) await this.saver.createCheckpoint().catch(() => undefined);
     // The server signed it if every cell was trusted (loaded trusted, or its outputs made here).
     if (this.notebook.fullyTrusted()) this.setTrusted(true);
@@ -388,6 +470,12 @@ export class NotebookApp {
 
   private async changeKernel(name: string): Promise<void> {
     await this.kernel.changeKernel(name);
+    const kernelId = this.kernel.kernelId;
+    if (kernelId) {
+      this.resumeKey = resumeKey(new URL(pageConfig().baseUrl, location.origin).href, kernelId);
+      this.resume.clear();
+      this.resume.bind(this.resumeKey, this.kernel.clientSession);
+    }
     const spec = this.specs?.kernelspecs[name];
     if (spec) {
       this.notebook.metadata.kernelspec = { name, display_name: spec.spec.display_name, language: spec.spec.language };
@@ -531,4 +619,29 @@ export class NotebookApp {
       { id: 'show-shortcuts', label: 'Keyboard shortcuts', keys: 'H', run: () => this.showShortcuts() },
     );
   }
+}
+
+function localStorageOrUndefined(): ResumeStorage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined; // storage disabled
+  }
+}
+
+/** Names of the Web Locks held in this origin, or undefined where the browser has no Web Locks. */
+async function ownedLocks(): Promise<Set<string> | undefined> {
+  if (!navigator.locks) return undefined;
+  const state = await navigator.locks.query();
+  return new Set((state.held ?? []).map((l) => l.name ?? ''));
+}
+
+/** Holds a Web Lock until the page goes away (the browser releases it then, even after a crash). */
+function holdLock(name: string): void {
+  void navigator.locks?.request(name, () => new Promise<void>(() => {}));
+}
+
+async function withLock<T>(name: string, run: () => Promise<T>): Promise<T> {
+  if (!navigator.locks) return run();
+  return navigator.locks.request(name, run);
 }

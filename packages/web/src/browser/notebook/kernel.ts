@@ -1,4 +1,4 @@
-import { api, type SessionModel } from '../lib/api.js';
+import { api, type KernelModel, type SessionModel } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { decodeFrame, type KernelMessage, makeMessage, uuid } from './messages.js';
 
@@ -24,9 +24,23 @@ export interface RequestHandlers {
 interface Pending extends RequestHandlers {
   replied: boolean;
   idle: boolean;
+  /** Sent by an earlier page whose session this page took over (see resume.ts). */
+  adopted?: boolean;
+  /** An adopted request whose idle came but whose reply may never come (session forgotten). */
+  graceTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** Requests an earlier page left running, with the handlers of the cells they belong to. */
+export interface Adoption {
+  session: string;
+  requests: Map<string, RequestHandlers & { onOrphaned?(): void }>;
 }
 
 const MAX_BACKOFF_MS = 10_000;
+/** How long an adopted request waits for its reply after its idle (a reply may have been lost). */
+const REPLY_GRACE_MS = 1500;
+/** Time for a replay to arrive before the page decides adopted requests are lost. */
+const REPLAY_SETTLE_MS = 1000;
 
 /**
  * The page's link to its kernel: a notebook session on the server plus one WebSocket in the
@@ -35,12 +49,14 @@ const MAX_BACKOFF_MS = 10_000;
  * their cells through the parent msg_id.
  */
 export class KernelConnection {
-  readonly clientSession = uuid();
+  /** This page's `session_id`; taken over from a closed page when it resumes its requests. */
+  clientSession = uuid();
   session: SessionModel | undefined;
   status: KernelStatus = 'connecting';
   languageInfo: Record<string, unknown> = {};
   private ws: WebSocket | undefined;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, Pending & { onOrphaned?(): void }>();
+  private orphanCheck: ReturnType<typeof setTimeout> | undefined;
   private readonly outbox: string[] = [];
   private reconnectAttempts = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
@@ -56,14 +72,35 @@ export class KernelConnection {
     return this.session?.kernel.id;
   }
 
-  /** Creates (or joins) the notebook's session on the server and connects to its kernel. */
-  async start(path: string, kernelName: string | undefined): Promise<void> {
+  /**
+   * Creates (or joins) the notebook's session on the server and connects to its kernel. `adopt`
+   * may hand over the session id and running requests a closed page left for that kernel: the
+   * server then replays what arrived for them while no page was connected.
+   */
+  async start(
+    path: string,
+    kernelName: string | undefined,
+    adopt?: (kernelId: string) => Promise<Adoption | undefined>,
+  ): Promise<void> {
     this.setStatus('starting');
     this.session = await api<SessionModel>('api/sessions', {
       method: 'POST',
       body: { path, name: path.split('/').pop(), type: 'notebook', kernel: kernelName ? { name: kernelName } : {} },
     });
+    const adoption = await adopt?.(this.session.kernel.id).catch(() => undefined);
+    if (adoption) {
+      this.clientSession = adoption.session;
+      for (const [id, handlers] of adoption.requests)
+        this.pending.set(id, { ...handlers, replied: false, idle: false, adopted: true });
+    }
     this.connect();
+  }
+
+  /** A fresh session id (another page took this one over); what was in flight is not ours any more. */
+  renewSession(): void {
+    this.clientSession = uuid();
+    this.pending.clear();
+    this.reconnectNow();
   }
 
   async changeKernel(name: string): Promise<void> {
@@ -191,6 +228,8 @@ export class KernelConnection {
       this.reconnectAttempts = 0;
       if (!this.restarting) this.flushOutbox();
       this.requestKernelInfo();
+      void this.syncStatus();
+      this.scheduleOrphanCheck();
     };
     ws.onmessage = (event) => {
       const msg = decodeFrame(event.data as string | ArrayBuffer);
@@ -203,6 +242,42 @@ export class KernelConnection {
       this.setStatus('disconnected');
       this.scheduleReconnect();
     };
+  }
+
+  /**
+   * A kernel busy with a long cell answers kernel_info only after it, and a replay starts after
+   * the last status the page saw: take the status from the server until the kernel says more.
+   */
+  private async syncStatus(): Promise<void> {
+    const id = this.kernelId;
+    const kernel = id ? await api<KernelModel>(`api/kernels/${id}`).catch(() => undefined) : undefined;
+    const state = kernel?.execution_state;
+    if ((state === 'busy' || state === 'idle') && (this.status === 'connecting' || this.status === 'starting'))
+      this.setStatus(state);
+  }
+
+  private scheduleOrphanCheck(): void {
+    if (![...this.pending.values()].some((p) => p.adopted)) return;
+    clearTimeout(this.orphanCheck);
+    this.orphanCheck = setTimeout(() => void this.checkOrphans(), REPLAY_SETTLE_MS);
+  }
+
+  /**
+   * Adopted requests whose outputs will never come: the kernel is idle, the replay has arrived,
+   * and they have not finished (the server had forgotten the session, e.g. after its age bound).
+   * While the kernel is busy they may still be running; the check runs again at its next idle.
+   */
+  private async checkOrphans(): Promise<void> {
+    const id = this.kernelId;
+    if (!id || !this.ws) return;
+    const kernel = await api<KernelModel>(`api/kernels/${id}`).catch(() => undefined);
+    if (kernel?.execution_state !== 'idle') return;
+    for (const [msgId, pending] of this.pending) {
+      if (!pending.adopted || pending.idle) continue;
+      this.pending.delete(msgId);
+      if (pending.onOrphaned) pending.onOrphaned();
+      else pending.onDone?.();
+    }
   }
 
   private scheduleReconnect(): void {
@@ -236,6 +311,8 @@ export class KernelConnection {
       if (pending && state === 'idle') {
         pending.idle = true;
         this.finish(parentId as string, pending);
+      } else if (state === 'idle') {
+        this.scheduleOrphanCheck();
       }
       return;
     }
@@ -254,8 +331,17 @@ export class KernelConnection {
 
   private finish(id: string, pending: Pending): void {
     if (pending.replied && pending.idle) {
+      clearTimeout(pending.graceTimer);
       this.pending.delete(id);
       pending.onDone?.();
+    } else if (pending.adopted && pending.idle && pending.graceTimer === undefined) {
+      // Its reply went to the closed page's shell socket; if the server had forgotten that
+      // session the reply is gone, but the idle (iopub reaches every client) says it is over.
+      pending.graceTimer = setTimeout(() => {
+        if (this.pending.get(id) !== pending) return;
+        this.pending.delete(id);
+        pending.onDone?.();
+      }, REPLY_GRACE_MS);
     } else if (pending.replied && !pending.onIOPub) {
       // Requests without iopub interest (complete, inspect) are done at the reply.
       this.pending.delete(id);

@@ -2,11 +2,12 @@ import type { KeyBinding } from '@codemirror/view';
 import { h, toast } from '../lib/dom.js';
 import { Cell } from './cell.js';
 import { fromCodePoints, toCodePoints } from './editor.js';
-import type { KernelConnection } from './kernel.js';
+import type { KernelConnection, RequestHandlers } from './kernel.js';
 import type { KernelMessage } from './messages.js';
 import { type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
-import { DisplayRegistry } from './output-area.js';
+import { DisplayRegistry, type OutputArea } from './output-area.js';
 import { ansiHtml } from './render-mime.js';
+import { type InFlight, MAX_SOURCE_CHARS, ResumeTracker } from './resume.js';
 
 export type Mode = 'command' | 'edit';
 
@@ -36,7 +37,11 @@ export class Notebook {
   onModeChange: (mode: Mode) => void = () => {};
   onExecutionChange: () => void = () => {};
 
-  constructor(readonly kernel: KernelConnection) {
+  constructor(
+    readonly kernel: KernelConnection,
+    /** Records the execute requests in flight, for a page that takes over after this one closes. */
+    readonly resume: ResumeTracker = new ResumeTracker(undefined),
+  ) {
     document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
     this.pager.append(
@@ -62,6 +67,8 @@ export class Notebook {
 
   /** Settles when every cell of the last `load` exists (saving waits for it: no cell is left out). */
   loaded: Promise<void> = Promise.resolve();
+  /** Every cell of the last `load` exists (what a synchronous save, on closing, must check). */
+  complete = true;
 
   /**
    * Replaces the document. Resolves once the first screen of cells is in the DOM; the rest are
@@ -72,7 +79,11 @@ export class Notebook {
     const first = new Promise<void>((r) => {
       firstSlice = r;
     });
-    this.loaded = this.build(nb, trusted, firstSlice);
+    this.complete = false;
+    const generation = this.loadGeneration + 1;
+    this.loaded = this.build(nb, trusted, firstSlice).then(() => {
+      if (generation === this.loadGeneration) this.complete = true;
+    });
     return first;
   }
 
@@ -372,7 +383,7 @@ export class Notebook {
     cell.setRunning(true);
     this.setDirty(true);
     this.onExecutionChange();
-    this.kernel.request(
+    const msgId = this.kernel.request(
       'shell',
       'execute_request',
       {
@@ -383,35 +394,88 @@ export class Notebook {
         allow_stdin: true,
         stop_on_error: true,
       },
-      {
-        onIOPub: (msg) => {
-          if (msg.header.msg_type === 'execute_input') {
-            cell.setExecutionCount((msg.content.execution_count as number) ?? null);
-          } else {
-            area.handle(msg);
-            if (msg.header.msg_type === 'execute_result')
-              cell.setExecutionCount((msg.content.execution_count as number) ?? null);
-          }
-          this.setDirty(true);
-        },
-        onStdin: (msg) => {
-          if (msg.header.msg_type !== 'input_request') return;
-          void area
-            .askInput(String(msg.content.prompt ?? ''), Boolean(msg.content.password))
-            .then((value) => this.kernel.replyInput(value, msg));
-        },
-        onReply: (msg) => {
-          const count = msg.content.execution_count;
-          if (typeof count === 'number') cell.setExecutionCount(count);
-          this.handlePayload(msg);
-        },
-        onDone: () => {
-          area.dropInputPrompts(); // an interrupted input() leaves nothing to answer
-          cell.setRunning(false);
-          this.onExecutionChange();
-        },
-      },
+      this.executeHandlers(cell, area, () => msgId),
     );
+    const source = cell.text.length <= MAX_SOURCE_CHARS ? cell.text : undefined;
+    this.resume.started({
+      msgId,
+      cellId: cell.data.id ?? '',
+      index: this.cells.indexOf(cell),
+      count: null,
+      saved: false,
+      ...(source === undefined ? {} : { source }),
+    });
+  }
+
+  /**
+   * Takes over a request an earlier page of this notebook left running (see resume.ts): puts its
+   * cell back into the running state and returns the handlers its replayed outputs go to. A cell
+   * that is not in the saved file (never saved) is put back from the stored source, if any.
+   */
+  adopt(request: InFlight): (RequestHandlers & { onOrphaned?(): void }) | undefined {
+    let cell = this.cells.find((c) => c.data.id === request.cellId);
+    if (!cell && request.source !== undefined && request.cellId) {
+      const data = this.blankCell('code');
+      data.id = request.cellId;
+      data.source = request.source;
+      cell = this.insertCell(Math.min(request.index, this.cells.length), data);
+    }
+    const area = cell?.outputArea;
+    if (!cell || !area || cell.type !== 'code') return undefined;
+    // Outputs in the file from before this run are stale unless the notebook was saved while it ran.
+    if (!request.saved) {
+      area.clear();
+      cell.setExecutionCount(request.count);
+    } else if (request.count !== null) {
+      cell.setExecutionCount(request.count);
+    }
+    area.trusted = true; // produced by code the user ran, as in runCell
+    cell.setRunning(true);
+    this.onExecutionChange();
+    this.resume.started({ ...request });
+    const target = cell;
+    return {
+      ...this.executeHandlers(cell, area, () => request.msgId),
+      onOrphaned: () => {
+        this.resume.finished(request.msgId);
+        target.setRunning(false);
+        this.onExecutionChange();
+      },
+    };
+  }
+
+  private executeHandlers(cell: Cell, area: OutputArea, msgId: () => string): RequestHandlers {
+    return {
+      onIOPub: (msg) => {
+        if (msg.header.msg_type === 'execute_input') {
+          const count = (msg.content.execution_count as number) ?? null;
+          cell.setExecutionCount(count);
+          this.resume.counted(msgId(), count);
+        } else {
+          area.handle(msg);
+          if (msg.header.msg_type === 'execute_result')
+            cell.setExecutionCount((msg.content.execution_count as number) ?? null);
+        }
+        this.setDirty(true);
+      },
+      onStdin: (msg) => {
+        if (msg.header.msg_type !== 'input_request') return;
+        void area
+          .askInput(String(msg.content.prompt ?? ''), Boolean(msg.content.password))
+          .then((value) => this.kernel.replyInput(value, msg));
+      },
+      onReply: (msg) => {
+        const count = msg.content.execution_count;
+        if (typeof count === 'number') cell.setExecutionCount(count);
+        this.handlePayload(msg);
+      },
+      onDone: () => {
+        this.resume.finished(msgId());
+        area.dropInputPrompts(); // an interrupted input() leaves nothing to answer
+        cell.setRunning(false);
+        this.onExecutionChange();
+      },
+    };
   }
 
   /** The execute reply may ask to set the next input (`%load`) or show a pager (`?`). */
@@ -430,6 +494,7 @@ export class Notebook {
 
   /** A kernel restart clears every running marker. */
   clearRunning(): void {
+    this.resume.clear();
     for (const cell of this.cells) if (cell.running) cell.setRunning(false);
     this.onExecutionChange();
   }

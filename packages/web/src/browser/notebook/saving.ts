@@ -1,4 +1,5 @@
-import { ApiError, api, type ContentsModel, contentsRoute } from '../lib/api.js';
+import { ApiError, api, type ContentsModel, contentsRoute, xsrfToken } from '../lib/api.js';
+import { pageConfig } from '../lib/config.js';
 import { showDialog } from '../lib/dialog.js';
 import { h } from '../lib/dom.js';
 
@@ -6,6 +7,9 @@ export interface Checkpoint {
   id: string;
   last_modified: string;
 }
+
+/** Browsers refuse `keepalive` request bodies above 64 KiB (all such requests of a page together). */
+const KEEPALIVE_MAX_BYTES = 60_000;
 
 export type ConflictChoice = 'overwrite' | 'reload' | 'cancel';
 
@@ -24,6 +28,11 @@ export class Saver {
 
   remember(model: Pick<ContentsModel, 'last_modified'> & { hash?: string | null }): void {
     this.known = { hash: model.hash ?? this.known?.hash ?? null, lastModified: model.last_modified };
+  }
+
+  /** The hash of the stored file as this page last read or wrote it. */
+  get hash(): string | null {
+    return this.known?.hash ?? null;
   }
 
   get lastModified(): string | undefined {
@@ -71,6 +80,38 @@ export class Saver {
     this.remember(model);
     if (!model.hash) await this.refresh().catch(() => undefined);
     return model;
+  }
+
+  /**
+   * A last save while the page is being closed: sent with `keepalive` so it outlives the page,
+   * and only with `If-Match`, so the server refuses it (409) if the file changed meanwhile — it
+   * never overwrites a newer file. Nobody sees the answer. Returns whether it was sent (not for a
+   * file whose hash is unknown, nor for a notebook above the browsers' keepalive body limit).
+   */
+  writeOnUnload(content: Record<string, unknown>): boolean {
+    const hash = this.known?.hash;
+    if (!hash) return false;
+    const body = JSON.stringify({ type: 'notebook', format: 'json', content });
+    if (new TextEncoder().encode(body).length > KEEPALIVE_MAX_BYTES) return false;
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'Content-Type': 'application/json',
+      'If-Match': `"${hash}"`,
+    };
+    const xsrf = xsrfToken();
+    if (xsrf) headers['X-XSRFToken'] = xsrf;
+    try {
+      void fetch(`${pageConfig().baseUrl}${contentsRoute(this.path)}`, {
+        method: 'PUT',
+        headers,
+        body,
+        credentials: 'same-origin',
+        keepalive: true,
+      }).catch(() => undefined);
+    } catch {
+      return false;
+    }
+    return true;
   }
 
   createCheckpoint(): Promise<Checkpoint> {

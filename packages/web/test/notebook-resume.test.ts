@@ -1,0 +1,219 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, login, notebookJson, startHarness, TOKEN } from './harness.js';
+
+/**
+ * A notebook page that closes while a cell runs leaves its session to the next page of the
+ * notebook, which gets the server's replay of what arrived meanwhile (resume.ts, docs/kernels.md).
+ */
+
+let h: Harness;
+
+const LONG_CODE = "import time\nfor i in range(6): print(i, flush=True); time.sleep(0.5)\n'done'";
+const KERNELSPEC = { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } };
+
+function codeCell(id: string, source: string): Record<string, unknown> {
+  return { id, cell_type: 'code', metadata: {}, source, execution_count: null, outputs: [] };
+}
+
+async function rest<T>(route: string): Promise<T> {
+  const response = await fetch(`${h.url}${route}`, { headers: { Authorization: `token ${TOKEN}` } });
+  if (!response.ok) throw new Error(`${route}: ${response.status}`);
+  return (await response.json()) as T;
+}
+
+async function kernelIdOf(notebook: string): Promise<string> {
+  const sessions = await rest<{ path: string; kernel: { id: string } }[]>('api/sessions');
+  const session = sessions.find((s) => s.path === notebook);
+  if (!session) throw new Error(`no session for ${notebook}`);
+  return session.kernel.id;
+}
+
+async function waitKernelIdle(kernelId: string): Promise<void> {
+  await expect
+    .poll(async () => (await rest<{ execution_state: string }>(`api/kernels/${kernelId}`)).execution_state, {
+      timeout: 30_000,
+      interval: 200,
+    })
+    .toBe('idle');
+}
+
+async function openNotebook(name: string): Promise<Page> {
+  const page = await h.newPage();
+  await page.goto(`${h.url}notebooks/${name}`);
+  await page.waitForSelector('body[data-ready]');
+  return page;
+}
+
+/** The `session_id` of every kernel WebSocket the page opened (recorded by the init script). */
+async function socketSessions(page: Page): Promise<string[]> {
+  const urls = await page.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets.map((s) => s.url));
+  return urls.map((u) => new URL(u).searchParams.get('session_id') ?? '');
+}
+
+async function resumeEntries(page: Page): Promise<{ session: string; released: boolean; requests: unknown[] }[]> {
+  return page.evaluate(() => {
+    const out: { session: string; released: boolean; requests: unknown[] }[] = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i) ?? '';
+      if (key.startsWith('nbserve.resume:')) out.push(...JSON.parse(localStorage.getItem(key) ?? '{}').entries);
+    }
+    return out;
+  });
+}
+
+async function runCell(page: Page, cell: Locator): Promise<void> {
+  await cell.locator('.input-area').click();
+  await page.keyboard.press('Control+Enter');
+  await expect.poll(() => cell.locator('.input-prompt').textContent()).toBe('In [*]:');
+}
+
+async function waitFinished(cell: Locator, timeout = 30_000): Promise<void> {
+  await expect.poll(async () => (await cell.getAttribute('class'))?.includes('running'), { timeout }).toBe(false);
+  await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout }).toMatch(/^In \[\d+\]:$/);
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  await h.context.addInitScript(() => {
+    const sockets: WebSocket[] = [];
+    (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        sockets.push(this);
+      }
+    };
+  });
+  const login_ = await h.newPage();
+  await login(login_, h.url);
+  await login_.close();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('a closed notebook page leaves its running cells to the next one', () => {
+  it('replays what a cell printed while no page was open into the same cell, nothing twice', async () => {
+    await fs.writeFile(
+      path.join(h.root, 'resume.ipynb'),
+      notebookJson(
+        [{ id: 'intro', cell_type: 'markdown', metadata: {}, source: '# Resume' }, codeCell('long-run', LONG_CODE)],
+        KERNELSPEC,
+      ),
+    );
+    const first = await openNotebook('resume.ipynb');
+    await first.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    const cell = first.locator('.notebook-cells > .cell').nth(1);
+    await runCell(first, cell);
+    await expect.poll(() => cell.locator('.output-stream').textContent(), { timeout: 15_000 }).toMatch(/^0\n/);
+    const session = (await socketSessions(first))[0];
+    const kernelId = await kernelIdOf('resume.ipynb');
+    await first.close();
+
+    // Closing ran pagehide: the page released its session, with the request it waited on.
+    const other = await h.newPage();
+    await other.goto(`${h.url}tree`);
+    const entries = await resumeEntries(other);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ session, released: true, requests: [{ cellId: 'long-run' }] });
+    await other.close();
+
+    await waitKernelIdle(kernelId);
+    // The closing page's last autosave holds what it had (line 0); the rest came while it was gone.
+    const onDisk = JSON.parse(await fs.readFile(path.join(h.root, 'resume.ipynb'), 'utf8'));
+    const savedText = (onDisk.cells[1].outputs[0]?.text ?? []).join('');
+    expect(savedText.startsWith('0\n')).toBe(true);
+    expect(savedText).not.toContain('5');
+
+    const second = await openNotebook('resume.ipynb');
+    const again = second.locator('.notebook-cells > .cell').nth(1);
+    await waitFinished(again);
+    expect(await again.locator('.input-prompt').textContent()).toBe('In [1]:');
+    expect(await again.locator('.output-stream').count()).toBe(1);
+    expect(await again.locator('.output-stream pre').textContent()).toBe('0\n1\n2\n3\n4\n5\n');
+    expect(await again.locator('.output-execute_result').count()).toBe(1);
+    expect(await again.locator('.output-execute_result').textContent()).toBe("Out[1]:'done'");
+    expect(await again.locator('.output').count()).toBe(2);
+    await second.waitForSelector('.kernel-status[data-status=idle]');
+    // It took the closed page's session (so the server replayed into it) and the entry is gone.
+    expect(await socketSessions(second)).toEqual([session]);
+    expect(await resumeEntries(second)).toEqual([]);
+    expect(await second.locator('.save-state').getAttribute('data-state')).toBe('dirty');
+    await second.close();
+  });
+
+  it('two pages open at the same time keep their own sessions', async () => {
+    await fs.writeFile(
+      path.join(h.root, 'tabs.ipynb'),
+      notebookJson([codeCell('slow', "import time\ntime.sleep(2)\nprint('slept')")], KERNELSPEC),
+    );
+    const a = await openNotebook('tabs.ipynb');
+    await a.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    const cellA = a.locator('.notebook-cells > .cell').first();
+    await runCell(a, cellA);
+    const [sessionA] = await socketSessions(a);
+    // While it runs, A's entry is stored (a crash must not lose it), but A is alive.
+    await expect.poll(async () => (await resumeEntries(a)).map((e) => e.session)).toEqual([sessionA]);
+
+    const b = await openNotebook('tabs.ipynb');
+    await b.waitForSelector('.kernel-status:not([data-status=connecting]):not([data-status=starting])');
+    const sessionsB = await socketSessions(b);
+    expect(sessionsB).toHaveLength(1);
+    expect(sessionsB[0]).not.toBe(sessionA);
+    // B did not take A's cell, and A's entry is still A's.
+    const cellB = b.locator('.notebook-cells > .cell').first();
+    expect(await cellB.locator('.input-prompt').textContent()).toBe('In [ ]:');
+    expect((await resumeEntries(b)).map((e) => e.session)).toEqual([sessionA]);
+
+    // A finishes on its own socket, never replaced by B's.
+    await waitFinished(cellA);
+    expect(await cellA.locator('.output-stream pre').textContent()).toBe('slept\n');
+    expect(await socketSessions(a)).toEqual([sessionA]);
+    expect(await a.evaluate(() => (window as unknown as { __sockets: WebSocket[] }).__sockets[0]?.readyState)).toBe(
+      1, // OPEN
+    );
+    expect(await resumeEntries(a)).toEqual([]);
+    expect(await b.locator('.kernel-status').getAttribute('data-status')).toBe('idle');
+    await a.close();
+    await b.close();
+  });
+
+  it('a session the server no longer knows: the page marks the left cells as not running', async () => {
+    await fs.writeFile(
+      path.join(h.root, 'expired.ipynb'),
+      notebookJson([{ ...codeCell('gone', 'print(1)'), execution_count: 7 }], KERNELSPEC),
+    );
+    const a = await openNotebook('expired.ipynb');
+    await a.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    const kernelId = await kernelIdOf('expired.ipynb');
+    // What a page closed long ago leaves: a session the server forgot, a request never answered.
+    await a.evaluate(
+      ({ kernelId }) => {
+        const key = `nbserve.resume:${new URL('/', location.origin).href}|${kernelId}`;
+        const entry = {
+          session: 'forgotten0session0id0000000000000',
+          savedAt: Date.now() - 1000,
+          released: true,
+          requests: [{ msgId: 'lost-request', cellId: 'gone', index: 0, count: 7, saved: true }],
+        };
+        localStorage.setItem(key, JSON.stringify({ v: 1, entries: [entry] }));
+      },
+      { kernelId },
+    );
+    await a.close();
+
+    const b = await openNotebook('expired.ipynb');
+    const cell = b.locator('.notebook-cells > .cell').first();
+    await waitFinished(cell, 15_000);
+    expect(await cell.locator('.input-prompt').textContent()).toBe('In [7]:');
+    expect(await resumeEntries(b)).toEqual([]);
+    await b.waitForSelector('.kernel-status[data-status=idle]');
+    await b.close();
+    expect(h.pageErrors).toEqual([]);
+  });
+});
