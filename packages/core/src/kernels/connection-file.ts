@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import type { ConnectionInfo } from './types.js';
@@ -17,8 +18,14 @@ const ConnectionSchema = v.object({
   kernel_name: v.optional(v.string()),
 });
 
-/** Reads a connection file; undefined while it is missing or only partly written. */
+/**
+ * Reads a connection file; undefined while it is missing or only partly written. Called every
+ * 20 ms while a kernel starts: a missing file is answered by a stat that reports ENOENT without
+ * throwing, not by a failed read (an Error with its stack, a rejected promise and a FileHandle per
+ * poll, which under 20 kernels starting at once was most of what the server allocated).
+ */
 export async function readConnectionFile(file: string): Promise<ConnectionInfo | undefined> {
+  if (!exists(file)) return undefined;
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -32,6 +39,14 @@ export async function readConnectionFile(file: string): Promise<ConnectionInfo |
     return kernel_name === undefined ? rest : { ...rest, kernel_name };
   } catch {
     return undefined;
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true; // not ENOENT (e.g. EACCES): let the read report it
   }
 }
 

@@ -1,0 +1,43 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readConnectionFile } from '../src/index.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'nbserve-connfile-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const info = {
+  shell_port: 50001,
+  iopub_port: 50002,
+  stdin_port: 50003,
+  control_port: 50004,
+  hb_port: 50005,
+  ip: '127.0.0.1',
+  key: 'a0436f6c-1916d4b6f7d8c97b',
+  transport: 'tcp',
+  signature_scheme: 'hmac-sha256',
+  kernel_name: 'python3',
+};
+
+describe('readConnectionFile (polled while a kernel starts)', () => {
+  it('is undefined while the file is missing, also under a missing directory', async () => {
+    expect(await readConnectionFile(path.join(dir, 'kernel-missing.json'))).toBeUndefined();
+    expect(await readConnectionFile(path.join(dir, 'no-such-dir', 'kernel-x.json'))).toBeUndefined();
+  });
+
+  it('is undefined while the kernel has written only part of it, then the whole info', async () => {
+    const file = path.join(dir, 'kernel-partial.json');
+    const text = JSON.stringify(info);
+    writeFileSync(file, text.slice(0, 40));
+    expect(await readConnectionFile(file)).toBeUndefined();
+    writeFileSync(file, text);
+    expect(await readConnectionFile(file)).toEqual(info);
+  });
+
+  it('is undefined for a path that exists but cannot be read as a file', async () => {
+    const file = path.join(dir, 'kernel-dir.json');
+    mkdirSync(file);
+    expect(await readConnectionFile(file)).toBeUndefined();
+  });
+});
