@@ -132,6 +132,8 @@ describe('a closed notebook page leaves its running cells to the next one', () =
 
     const second = await openNotebook('resume.ipynb');
     const again = second.locator('.notebook-cells > .cell').nth(1);
+    // It takes the closed page's session (so the server replays into it), then connects.
+    await expect.poll(() => socketSessions(second), { timeout: 15_000 }).toEqual([session]);
     await waitFinished(again);
     expect(await again.locator('.input-prompt').textContent()).toBe('In [1]:');
     expect(await again.locator('.output-stream').count()).toBe(1);
@@ -140,10 +142,76 @@ describe('a closed notebook page leaves its running cells to the next one', () =
     expect(await again.locator('.output-execute_result').textContent()).toBe("Out[1]:'done'");
     expect(await again.locator('.output').count()).toBe(2);
     await second.waitForSelector('.kernel-status[data-status=idle]');
-    // It took the closed page's session (so the server replayed into it) and the entry is gone.
-    expect(await socketSessions(second)).toEqual([session]);
     expect(await resumeEntries(second)).toEqual([]);
     expect(await second.locator('.save-state').getAttribute('data-state')).toBe('dirty');
+    await second.close();
+  });
+
+  it('a page opened while the cell still runs shows In [*] and a busy kernel, then the end', async () => {
+    await fs.writeFile(
+      path.join(h.root, 'running.ipynb'),
+      notebookJson([codeCell('still-running', LONG_CODE.replace('0.5', '1'))], KERNELSPEC),
+    );
+    const first = await openNotebook('running.ipynb');
+    await first.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    const cell = first.locator('.notebook-cells > .cell').first();
+    await runCell(first, cell);
+    await expect.poll(() => cell.locator('.output-stream').textContent(), { timeout: 15_000 }).toMatch(/^0\n/);
+    await first.close();
+
+    const second = await openNotebook('running.ipynb');
+    const again = second.locator('.notebook-cells > .cell').first();
+    await expect.poll(() => again.locator('.input-prompt').textContent(), { timeout: 10_000 }).toBe('In [*]:');
+    // The kernel answers nothing until the cell ends; the page takes its state from the server.
+    await second.waitForSelector('.kernel-status[data-status=busy]', { timeout: 5000 });
+    await waitFinished(again);
+    expect(await again.locator('.input-prompt').textContent()).toBe('In [1]:');
+    expect(await again.locator('.output-stream pre').textContent()).toBe('0\n1\n2\n3\n4\n5\n');
+    expect(await again.locator('.output-execute_result').textContent()).toBe("Out[1]:'done'");
+    await second.waitForSelector('.kernel-status[data-status=idle]');
+    await second.close();
+  });
+
+  it('a crashed page (no pagehide) is taken over too: nobody holds its session lock', async () => {
+    await fs.writeFile(
+      path.join(h.root, 'crash.ipynb'),
+      notebookJson(
+        [
+          {
+            ...codeCell('crashing', LONG_CODE),
+            execution_count: 9,
+            outputs: [{ output_type: 'stream', name: 'stdout', text: ['stale\n'] }],
+          },
+        ],
+        KERNELSPEC,
+      ),
+    );
+    const first = await openNotebook('crash.ipynb');
+    await first.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+    const cell = first.locator('.notebook-cells > .cell').first();
+    await runCell(first, cell);
+    await expect.poll(() => cell.locator('.output-stream').textContent(), { timeout: 15_000 }).toMatch(/^0\n/);
+    const [session] = await socketSessions(first);
+    const kernelId = await kernelIdOf('crash.ipynb');
+    const cdp = await h.context.newCDPSession(first);
+    const crashed = first.waitForEvent('crash');
+    void cdp.send('Page.crash').catch(() => undefined); // never answers: the renderer is gone
+    await crashed;
+    await first.close();
+    await waitKernelIdle(kernelId);
+
+    const second = await openNotebook('crash.ipynb');
+    const again = second.locator('.notebook-cells > .cell').first();
+    await expect.poll(() => socketSessions(second), { timeout: 15_000 }).toEqual([session]);
+    await waitFinished(again);
+    // The file's outputs were from an earlier run (no save since): dropped, not mixed in. What
+    // the crashed page had received is lost; everything after is there, once.
+    const text = (await again.locator('.output-stream pre').textContent()) ?? '';
+    expect(text).not.toContain('stale');
+    expect('0\n1\n2\n3\n4\n5\n'.endsWith(text)).toBe(true);
+    expect(text.endsWith('3\n4\n5\n')).toBe(true);
+    expect(await again.locator('.input-prompt').textContent()).toBe('In [1]:');
+    expect(await again.locator('.output-execute_result').textContent()).toBe("Out[1]:'done'");
     await second.close();
   });
 
@@ -209,6 +277,7 @@ describe('a closed notebook page leaves its running cells to the next one', () =
 
     const b = await openNotebook('expired.ipynb');
     const cell = b.locator('.notebook-cells > .cell').first();
+    await expect.poll(() => socketSessions(b), { timeout: 15_000 }).toEqual(['forgotten0session0id0000000000000']);
     await waitFinished(cell, 15_000);
     expect(await cell.locator('.input-prompt').textContent()).toBe('In [7]:');
     expect(await resumeEntries(b)).toEqual([]);
