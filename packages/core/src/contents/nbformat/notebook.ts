@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { badRequest } from '../../errors.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
+import { sortedJsonBytes } from './sorted-json.js';
 import { randomCellId, upgradeV3ToV4 } from './upgrade-v3.js';
 
 type Json = Record<string, unknown>;
@@ -78,15 +79,6 @@ export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
 }
 
 /** Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline. */
-export function serializeNotebook(nb: Json): Uint8Array {
-  const onDisk = splitLines(stripTransient(nb));
-  return new TextEncoder().encode(`${JSON.stringify(sortKeys(onDisk), null, 1)}\n`);
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Json = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Json)[key]);
-  return out;
+export function serializeNotebook(nb: Json): Buffer {
+  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n');
 }
