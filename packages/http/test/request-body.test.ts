@@ -1,0 +1,140 @@
+import * as fs from 'node:fs/promises';
+import http from 'node:http';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, serve } from '../src/serve.js';
+
+const TOKEN = 'b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7';
+
+/**
+ * How JSON bodies are read over a real socket: with a Content-Length straight from the Node
+ * request (readJsonBody's fast path), chunked through the Fetch API; both decode like `text()`.
+ */
+describe('JSON request bodies over a real socket', () => {
+  let dir: string;
+  let running: RunningServer;
+  let port: number;
+
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-body-'));
+    for (const sub of ['root', 'config', 'data']) await fs.mkdir(nodePath.join(dir, sub));
+    running = await serve({
+      root: nodePath.join(dir, 'root'),
+      configDir: nodePath.join(dir, 'config'),
+      dataDir: nodePath.join(dir, 'data'),
+      token: TOKEN,
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      port: 0,
+    });
+    port = running.port;
+  });
+  afterAll(async () => {
+    await running.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  /** A PUT with the body as given: whole with a Content-Length, or in chunks without one. */
+  function put(path: string, body: Buffer, chunked = false): Promise<{ status: number; json: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request({
+        port,
+        host: '127.0.0.1',
+        method: 'PUT',
+        path: `/api/contents/${path}`,
+        headers: {
+          authorization: `token ${TOKEN}`,
+          'content-type': 'application/json',
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.byteLength) }),
+        },
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null });
+        });
+      });
+      req.on('error', reject);
+      if (chunked) {
+        for (let at = 0; at < body.byteLength; at += 1000) req.write(body.subarray(at, at + 1000));
+        req.end();
+      } else req.end(body);
+    });
+  }
+
+  const stored = (path: string) => fs.readFile(nodePath.join(dir, 'root', path), 'utf8');
+
+  it.each([false, true])('saves text with non-ASCII characters as sent (chunked: %s)', async (chunked) => {
+    const content = 'ünïcödé — 日本語 🎉\n'.repeat(1000);
+    const body = Buffer.from(JSON.stringify({ type: 'file', format: 'text', content }));
+    const name = `unicode-${chunked}.txt`;
+    expect((await put(name, body, chunked)).status).toBe(201);
+    expect(await stored(name)).toBe(content);
+  });
+
+  it('saves a multi-megabyte ASCII notebook and answers with its hash', async () => {
+    const png = Buffer.alloc(3_000_000, 7).toString('base64');
+    const notebook = {
+      cells: [
+        {
+          cell_type: 'code',
+          id: 'c1',
+          metadata: {},
+          source: 'plot()',
+          execution_count: 1,
+          outputs: [{ output_type: 'display_data', metadata: {}, data: { 'image/png': png } }],
+        },
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    const res = await put('big.ipynb', Buffer.from(JSON.stringify({ type: 'notebook', content: notebook })));
+    expect(res.status).toBe(201);
+    const text = await stored('big.ipynb');
+    expect(JSON.parse(text).cells[0].outputs[0].data['image/png']).toBe(png);
+    const { createHash } = await import('node:crypto');
+    expect((res.json as { hash: string }).hash).toBe(createHash('sha256').update(text).digest('hex'));
+  });
+
+  it('drops a byte order mark and replaces invalid UTF-8, as text() does', async () => {
+    const json = Buffer.from(JSON.stringify({ type: 'file', format: 'text', content: 'a#b' }));
+    const bad = Buffer.from(json.toString('latin1').replace('#', '\u00ff'), 'latin1'); // a lone 0xff byte
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bad]);
+    for (const chunked of [false, true]) {
+      const name = `bom-${chunked}.txt`;
+      expect((await put(name, withBom, chunked)).status).toBe(201);
+      expect(await stored(name)).toBe('a\ufffdb');
+    }
+  });
+
+  it('answers 400 for invalid JSON and an empty body creates an untitled file', async () => {
+    expect((await put('bad.ipynb', Buffer.from('{"type": "notebook", '))).status).toBe(400);
+    await expect(stored('bad.ipynb')).rejects.toThrow();
+    await fs.mkdir(nodePath.join(dir, 'root', 'empty'));
+    expect((await put('empty', Buffer.alloc(0))).status).toBe(201);
+    expect(await fs.readdir(nodePath.join(dir, 'root', 'empty'))).toEqual(['untitled']);
+  });
+
+  it('a client that closes before sending its whole body changes nothing and the server keeps serving', async () => {
+    const body = JSON.stringify({ type: 'file', format: 'text', content: 'x'.repeat(10_000) });
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(
+          `PUT /api/contents/cut.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token ${TOKEN}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5000)}`,
+        );
+        setTimeout(() => socket.destroy(), 100);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(stored('cut.txt')).rejects.toThrow();
+    const again = await put('after.txt', Buffer.from(JSON.stringify({ type: 'file', format: 'text', content: 'ok' })));
+    expect(again.status).toBe(201);
+  });
+});
