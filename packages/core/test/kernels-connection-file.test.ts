@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConnectionFile } from '../src/index.js';
+import { waitForConnectionFile } from '../src/kernels/connection-file.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'nbserve-connfile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,5 +40,48 @@ describe('readConnectionFile (polled while a kernel starts)', () => {
     const file = path.join(dir, 'kernel-dir.json');
     mkdirSync(file);
     expect(await readConnectionFile(file)).toBeUndefined();
+  });
+});
+
+describe('waitForConnectionFile', () => {
+  const never = new Promise<never>(() => {});
+
+  it('resolves once the kernel has written the whole file, in pieces', async () => {
+    const file = path.join(dir, 'kernel-later.json');
+    const waiting = waitForConnectionFile(file, { timeoutMs: 10_000, exited: never });
+    const text = JSON.stringify(info);
+    await new Promise((r) => setTimeout(r, 50));
+    writeFileSync(file, text.slice(0, 20));
+    await new Promise((r) => setTimeout(r, 50));
+    appendFileSync(file, text.slice(20));
+    expect(await waiting).toEqual(info);
+  });
+
+  it('finds a file that is already there', async () => {
+    const file = path.join(dir, 'kernel-present.json');
+    writeFileSync(file, JSON.stringify(info));
+    expect(await waitForConnectionFile(file, { timeoutMs: 10_000, exited: never })).toEqual(info);
+  });
+
+  it('polls when the directory cannot be watched (it does not exist yet)', async () => {
+    const sub = path.join(dir, 'later-dir');
+    const file = path.join(sub, 'kernel-x.json');
+    const waiting = waitForConnectionFile(file, { timeoutMs: 10_000, exited: never });
+    await new Promise((r) => setTimeout(r, 50));
+    mkdirSync(sub);
+    writeFileSync(file, JSON.stringify(info));
+    expect(await waiting).toEqual(info);
+  });
+
+  it("says 'exited' when the process dies first and 'timeout' when nothing comes in time", async () => {
+    const file = path.join(dir, 'kernel-never.json');
+    let exit: () => void = () => {};
+    const exited = new Promise<void>((r) => {
+      exit = r;
+    });
+    const waiting = waitForConnectionFile(file, { timeoutMs: 10_000, exited });
+    exit();
+    expect(await waiting).toBe('exited');
+    expect(await waitForConnectionFile(file, { timeoutMs: 100, exited: never })).toBe('timeout');
   });
 });

@@ -1,5 +1,6 @@
-import { statSync } from 'node:fs';
+import { type FSWatcher, statSync, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import * as v from 'valibot';
 import type { ConnectionInfo } from './types.js';
 
@@ -48,6 +49,78 @@ function exists(file: string): boolean {
   } catch {
     return true; // not ENOENT (e.g. EACCES): let the read report it
   }
+}
+
+/** How often the file is looked for when its directory cannot be watched, and as a safety net when it can. */
+const POLL_MS = 20;
+const POLL_WATCHED_MS = 250;
+
+/**
+ * Waits until a starting kernel has written its connection file: its directory is watched
+ * (inotify), so the file is read when it is written and not 50 times a second per kernel while
+ * the kernel starts; a slow poll covers file systems whose events do not arrive. Resolves
+ * 'exited' when `exited` settles first, 'timeout' after `timeoutMs`.
+ */
+export function waitForConnectionFile(
+  file: string,
+  options: { timeoutMs: number; exited: Promise<unknown> },
+): Promise<ConnectionInfo | 'exited' | 'timeout'> {
+  return new Promise((resolve) => {
+    let done = false;
+    let reading = false;
+    let again = false;
+    let watcher: FSWatcher | undefined;
+    let poll: NodeJS.Timeout | undefined;
+    const finish = (result: ConnectionInfo | 'exited' | 'timeout') => {
+      if (done) return;
+      done = true;
+      watcher?.close();
+      watcher = undefined;
+      clearInterval(poll);
+      clearTimeout(timeout);
+      resolve(result);
+    };
+    const check = () => {
+      if (done) return;
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      void readConnectionFile(file).then((info) => {
+        reading = false;
+        if (info) finish(info);
+        else if (again) {
+          again = false;
+          check();
+        }
+      });
+    };
+    const pollEvery = (ms: number) => {
+      clearInterval(poll);
+      poll = setInterval(check, ms);
+    };
+    const name = path.basename(file);
+    try {
+      watcher = watch(path.dirname(file), { persistent: false }, (_event, changed) => {
+        if (changed === null || changed === name) check();
+      });
+      watcher.on('error', () => {
+        watcher?.close();
+        watcher = undefined;
+        if (!done) pollEvery(POLL_MS);
+      });
+    } catch {
+      watcher = undefined; // no inotify here (or out of watches): poll
+    }
+    pollEvery(watcher ? POLL_WATCHED_MS : POLL_MS);
+    const timeout = setTimeout(() => finish('timeout'), options.timeoutMs);
+    void options.exited.then(
+      () => finish('exited'),
+      () => finish('exited'),
+    );
+    check();
+  });
 }
 
 /** The ZeroMQ endpoint of one kernel channel. */

@@ -2,11 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { NbserveError } from '../errors.js';
-import { readConnectionFile } from './connection-file.js';
+import { waitForConnectionFile } from './connection-file.js';
 import type { PidRegistry } from './pid-registry.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
 import type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest } from './provisioner.js';
-import type { ConnectionInfo } from './types.js';
 
 /** Process groups of kernels this process started and has not yet seen die. */
 const liveGroups = new Set<number>();
@@ -130,29 +129,23 @@ export class LocalProvisioner implements KernelProvisioner {
       cleanupFiles();
     };
 
-    let connection: ConnectionInfo | undefined;
-    const deadline = Date.now() + request.timeoutMs;
-    while (connection === undefined) {
-      connection = await readConnectionFile(connectionFile);
-      if (connection !== undefined) break;
-      if (dead) {
-        await kill();
-        const exit = await exited;
-        throw this.#startError(
-          request,
-          `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
-        );
-      }
-      if (Date.now() > deadline) {
-        await kill();
-        throw this.#startError(
-          request,
-          `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
-          undefined,
-          'timeout',
-        );
-      }
-      await new Promise((r) => setTimeout(r, 20));
+    const connection = await waitForConnectionFile(connectionFile, { timeoutMs: request.timeoutMs, exited });
+    if (connection === 'exited') {
+      await kill();
+      const exit = await exited;
+      throw this.#startError(
+        request,
+        `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
+      );
+    }
+    if (connection === 'timeout') {
+      await kill();
+      throw this.#startError(
+        request,
+        `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
+        undefined,
+        'timeout',
+      );
     }
     const info = connection;
     return {
