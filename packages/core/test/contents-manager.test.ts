@@ -145,6 +145,20 @@ describe.each([
     const hashed = await cm.get('blob.bin', { content: false, hash: true });
     expect(hashed.hash_algorithm).toBe('sha256');
     expect(hashed.hash).toBe((await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'));
+
+    // a save's hash; from 1 MiB on it is computed on the thread pool while the file is written
+    const { createHash } = await import('node:crypto');
+    for (const size of [1000, 1024 * 1024, 3_000_001]) {
+      const data = Buffer.alloc(size, 0x5a);
+      data[size - 1] = 0x21;
+      const saved = await cm.save(`sized-${size}.bin`, {
+        type: 'file',
+        format: 'base64',
+        content: data.toString('base64'),
+      });
+      expect(saved.model.hash).toBe(createHash('sha256').update(data).digest('hex'));
+      expect((await cm.get(`sized-${size}.bin`, { content: false, hash: true })).hash).toBe(saved.model.hash);
+    }
   });
 
   it('saves notebooks on disk as nbformat writes them and serves them joined', async () => {

@@ -98,7 +98,7 @@ export class FileSystemStore implements ContentsStore {
     try {
       const handle = await fs.open(temp, 'wx', existing ? existing.mode & 0o7777 : 0o666);
       try {
-        await handle.writeFile(data);
+        await writeAll(handle, data);
         await handle.sync();
       } finally {
         await handle.close();
@@ -240,6 +240,17 @@ function validSegments(path: string): string[] {
     throw badRequest(`Invalid path: ${JSON.stringify(path)}`, 'bad path');
   }
   return segments;
+}
+
+/**
+ * `handle.writeFile(data)` without its 512 KiB slices: one thread-pool job (one write(2)) for the
+ * whole buffer in the usual case, instead of forty round trips through the event loop for 20 MB.
+ */
+async function writeAll(handle: fs.FileHandle, data: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < data.byteLength; ) {
+    const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
+    offset += bytesWritten;
+  }
 }
 
 async function syncDirectory(dir: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { badRequest, NbserveError, notFound } from '../errors.js';
 import { decodeBase64Strict, encodeBase64Lines } from './base64.js';
 import type { CheckpointStore } from './checkpoints.js';
@@ -310,14 +310,15 @@ export class ContentsManager {
         } else {
           bytes = encodeFileContent(path, input.content, input.format);
         }
-        await this.store.write(path, bytes);
+        // A big file's hash is computed on the thread pool while the file is written and synced.
+        const [, hash] = await Promise.all([this.store.write(path, bytes), sha256Async(bytes)]);
         if (trusted) await this.#signQuietly(bytes);
         // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
         if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
           await this.checkpoints.create(path, bytes);
         }
         const model = await this.get(path, { content: false, type });
-        model.hash = sha256(bytes);
+        model.hash = hash;
         model.hash_algorithm = HASH_ALGORITHM;
         if (message !== null) model.message = message;
         return { model, created: existing === null };
@@ -750,6 +751,15 @@ function withNewFileDefaults(path: string, input: SaveInput): SaveInput {
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * `sha256`, for big inputs off the main thread: WebCrypto digests run on the thread pool (after
+ * copying the input, ~2 ms for 20 MB, instead of ~12 ms of hashing on the main thread).
+ */
+async function sha256Async(bytes: Uint8Array): Promise<string> {
+  if (bytes.byteLength < 1024 * 1024) return sha256(bytes);
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }
 
 function setHash(model: ContentsModel, bytes: Uint8Array): void {
