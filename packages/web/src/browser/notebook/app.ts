@@ -151,7 +151,7 @@ export class NotebookApp {
    */
   private leave(): void {
     let closeSaveOver: string | undefined;
-    if (this.resume.size > 0 && this.notebook.dirty && this.notebook.complete) {
+    if (this.resume.size > 0 && this.notebook.dirty && this.notebook.fullyBuilt) {
       const hash = this.saver.hash ?? undefined;
       if (this.saver.writeOnUnload(this.notebook.toJSON())) closeSaveOver = hash;
     }

@@ -68,7 +68,7 @@ export class Notebook {
   /** Settles when every cell of the last `load` exists (saving waits for it: no cell is left out). */
   loaded: Promise<void> = Promise.resolve();
   /** Every cell of the last `load` exists (what a synchronous save, on closing, must check). */
-  complete = true;
+  fullyBuilt = true;
 
   /**
    * Replaces the document. Resolves once the first screen of cells is in the DOM; the rest are
@@ -79,10 +79,10 @@ export class Notebook {
     const first = new Promise<void>((r) => {
       firstSlice = r;
     });
-    this.complete = false;
+    this.fullyBuilt = false;
     const generation = this.loadGeneration + 1;
     this.loaded = this.build(nb, trusted, firstSlice).then(() => {
-      if (generation === this.loadGeneration) this.complete = true;
+      if (generation === this.loadGeneration) this.fullyBuilt = true;
     });
     return first;
   }
