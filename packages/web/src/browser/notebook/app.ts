@@ -584,6 +584,7 @@ export class NotebookApp {
         run: async () => {
           if (this.kernel.session) await api(`api/sessions/${this.kernel.session.id}`, { method: 'DELETE' });
           this.kernel.close();
+          this.notebook.clearRunning(); // nothing more comes, and nothing is left for a next page
           this.showKernelStatus('no kernel');
         },
       },
@@ -612,6 +613,7 @@ export class NotebookApp {
           if (this.notebook.dirty && !(await confirmDialog('Unsaved changes', 'Close without saving?', 'Close', true)))
             return;
           if (this.kernel.session) await api(`api/sessions/${this.kernel.session.id}`, { method: 'DELETE' });
+          this.notebook.clearRunning();
           this.notebook.setDirty(false);
           location.href = url(baseUrl, 'tree', dirname(this.path));
         },

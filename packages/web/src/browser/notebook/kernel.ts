@@ -192,6 +192,7 @@ export class KernelConnection {
   close(): void {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearTimeout(this.orphanCheck);
     this.ws?.close();
   }
 
