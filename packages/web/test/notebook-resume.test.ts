@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, login, notebookJson, startHarness, TOKEN } from './harness.js';
 
@@ -75,9 +75,9 @@ async function waitFinished(cell: Locator, timeout = 30_000): Promise<void> {
   await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout }).toMatch(/^In \[\d+\]:$/);
 }
 
-beforeAll(async () => {
-  h = await startHarness();
-  await h.context.addInitScript(() => {
+/** Records every WebSocket a page of `context` opens (`window.__sockets`). */
+async function recordSockets(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
     const sockets: WebSocket[] = [];
     (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
     const Native = window.WebSocket;
@@ -88,6 +88,11 @@ beforeAll(async () => {
       }
     };
   });
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  await recordSockets(h.context);
   const login_ = await h.newPage();
   await login(login_, h.url);
   await login_.close();
@@ -249,6 +254,51 @@ describe('a closed notebook page leaves its running cells to the next one', () =
     expect(await b.locator('.kernel-status').getAttribute('data-status')).toBe('idle');
     await a.close();
     await b.close();
+  });
+
+  it('past the server buffer age (--kernel-buffer-max-age 1): the cell keeps what the file has, stops running', async () => {
+    const short = await startHarness({ serve: { kernelBufferMaxAge: 1 } });
+    try {
+      await recordSockets(short.context);
+      const page = await short.newPage();
+      await login(page, short.url);
+      await fs.writeFile(path.join(short.root, 'late.ipynb'), notebookJson([codeCell('late', LONG_CODE)], KERNELSPEC));
+      await page.goto(`${short.url}notebooks/late.ipynb`);
+      await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+      const cell = page.locator('.notebook-cells > .cell').first();
+      await runCell(page, cell);
+      await expect.poll(() => cell.locator('.output-stream').textContent(), { timeout: 15_000 }).toMatch(/^0\n/);
+      const [session] = await socketSessions(page);
+      await page.close();
+      const sessions = await (
+        await fetch(`${short.url}api/sessions`, { headers: { Authorization: `token ${TOKEN}` } })
+      ).json();
+      const kernelId = (sessions as { kernel: { id: string } }[])[0]?.kernel.id;
+      await expect
+        .poll(
+          async () =>
+            (
+              await (
+                await fetch(`${short.url}api/kernels/${kernelId}`, { headers: { Authorization: `token ${TOKEN}` } })
+              ).json()
+            ).execution_state,
+          { timeout: 30_000, interval: 200 },
+        )
+        .toBe('idle');
+
+      const again = await short.newPage();
+      await again.goto(`${short.url}notebooks/late.ipynb`);
+      const late = again.locator('.notebook-cells > .cell').first();
+      await expect.poll(() => socketSessions(again), { timeout: 15_000 }).toEqual([session]);
+      await waitFinished(late, 15_000);
+      // Only the closing page's last save: line 0. The rest was forgotten by the server.
+      expect(await late.locator('.output-stream pre').textContent()).toBe('0\n');
+      expect(await late.locator('.output-execute_result').count()).toBe(0);
+      expect(await late.locator('.input-prompt').textContent()).toBe('In [1]:');
+      await again.waitForSelector('.kernel-status[data-status=idle]');
+    } finally {
+      await short.close();
+    }
   });
 
   it('a session the server no longer knows: the page marks the left cells as not running', async () => {
