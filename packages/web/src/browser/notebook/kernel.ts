@@ -312,9 +312,8 @@ export class KernelConnection {
       if (pending && state === 'idle') {
         pending.idle = true;
         this.finish(parentId as string, pending);
-      } else if (state === 'idle') {
-        this.scheduleOrphanCheck();
       }
+      if (state === 'idle') this.scheduleOrphanCheck();
       return;
     }
     if (!pending) {
