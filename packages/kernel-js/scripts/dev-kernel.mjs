@@ -26,7 +26,7 @@ for (const input of inputs) collect(input, stamps);
 const key = createHash('sha256').update(stamps.sort().join('\n')).digest('hex').slice(0, 16);
 const cacheRoot = path.join(packageDir, 'node_modules', '.cache', 'dev-kernel');
 const outdir = path.join(cacheRoot, key);
-const main = path.join(outdir, 'main.js');
+const main = path.join(outdir, 'main.cjs');
 
 let fresh = false;
 try {

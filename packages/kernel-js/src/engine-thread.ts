@@ -30,62 +30,85 @@ interface CallFrame {
  * then fails the cell (and any pending `await`) with a KeyboardInterrupt.
  */
 export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [number] }> {
-  readonly #worker: Worker;
-  readonly #inspector = new Session();
+  readonly #language: Language;
+  #worker: Worker | undefined;
+  #inspector: Session | undefined;
   #inspectorSession: string | undefined;
   #nextCommand = 1;
   readonly #acks = new Map<number, (reply: InspectorMessage) => void>();
   readonly #events = new Map<string, (params: unknown) => void>();
   readonly #ready: Promise<void>;
+  #booted!: (ready: Promise<void>) => void;
 
+  /** Nothing runs until `start()`: the kernel binds its sockets first (they answer kernel_info). */
   constructor(language: Language) {
     super();
-    this.#inspector.connect();
+    this.#language = language;
+    this.#ready = new Promise<Promise<void>>((resolve) => {
+      this.#booted = resolve;
+    }).then((ready) => ready);
+  }
+
+  /** Boots the worker (idempotent). */
+  start(): void {
+    if (this.#worker) return;
+    const inspector = new Session();
+    this.#inspector = inspector;
+    inspector.connect();
     // Loader-hook threads (tsx in development) attach too: pick the session of our worker.
     const sessions = new Map<number, string>();
-    this.#inspector.on('NodeWorker.attachedToWorker', (event) => {
+    inspector.on('NodeWorker.attachedToWorker', (event) => {
       const params = event.params as { sessionId: string; workerInfo: { workerId: string } };
       sessions.set(Number(params.workerInfo.workerId), params.sessionId);
       if (this.#worker && sessions.has(this.#worker.threadId))
         this.#inspectorSession = sessions.get(this.#worker.threadId);
     });
-    this.#inspector.on('NodeWorker.receivedMessageFromWorker', (event) => {
+    inspector.on('NodeWorker.receivedMessageFromWorker', (event) => {
       const message = JSON.parse((event.params as { message: string }).message) as InspectorMessage;
       if (message.id !== undefined) this.#acks.get(message.id)?.(message);
       else if (message.method) this.#events.get(message.method)?.(message.params);
     });
     const attached = new Promise<void>((resolve, reject) =>
-      this.#inspector.post('NodeWorker.enable', { waitForDebuggerOnStart: false }, (error) =>
+      inspector.post('NodeWorker.enable', { waitForDebuggerOnStart: false }, (error) =>
         error ? reject(error) : resolve(),
       ),
     );
     const [entry, mode] = workerEntry();
-    this.#worker = new Worker(entry, { ...mode, workerData: { language }, stdout: false, stderr: false });
-    this.#inspectorSession = sessions.get(this.#worker.threadId);
-    this.#worker.on('message', (message: FromWorker) => this.emit('message', message));
-    this.#worker.on('exit', (code) => this.emit('exit', code));
-    this.#worker.on('error', (error) => {
+    const worker = new Worker(entry, {
+      ...mode,
+      workerData: { language: this.#language },
+      stdout: false,
+      stderr: false,
+    });
+    this.#worker = worker;
+    this.#inspectorSession = sessions.get(worker.threadId);
+    worker.on('message', (message: FromWorker) => this.emit('message', message));
+    worker.on('exit', (code) => this.emit('exit', code));
+    worker.on('error', (error) => {
       process.stderr.write(`kernel worker failed: ${error.stack ?? error}\n`);
     });
-    this.#ready = Promise.all([
-      attached,
-      new Promise<void>((resolve) => {
-        const onReady = (message: FromWorker) => {
-          if (message.type !== 'ready') return;
-          this.off('message', onReady);
-          resolve();
-        };
-        this.on('message', onReady);
-      }),
-    ]).then(() => {});
+    this.#booted(
+      Promise.all([
+        attached,
+        new Promise<void>((resolve) => {
+          const onReady = (message: FromWorker) => {
+            if (message.type !== 'ready') return;
+            this.off('message', onReady);
+            resolve();
+          };
+          this.on('message', onReady);
+        }),
+      ]).then(() => {}),
+    );
   }
 
+  /** Resolves when the worker can run code (after `start()`). */
   ready(): Promise<void> {
     return this.#ready;
   }
 
   send(message: ToWorker): void {
-    this.#worker.postMessage(message);
+    this.#worker?.postMessage(message);
   }
 
   /**
@@ -94,6 +117,7 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
    * answer within BUSY_MS is stuck in synchronous code and gets its execution terminated.
    */
   async interrupt(): Promise<void> {
+    if (!this.#worker) return;
     const handled = this.#waitFor('interrupted', BUSY_MS);
     this.send({ type: 'interrupt' });
     if (await handled) return;
@@ -119,7 +143,7 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
         this.#acks.delete(id);
         resolve(reply);
       });
-      this.#inspector.post('NodeWorker.sendMessageToWorker', {
+      this.#inspector?.post('NodeWorker.sendMessageToWorker', {
         sessionId: session,
         message: JSON.stringify({ id, method, params }),
       });
@@ -175,8 +199,8 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
   }
 
   async terminate(): Promise<void> {
-    this.#inspector.disconnect();
-    await this.#worker.terminate();
+    this.#inspector?.disconnect();
+    await this.#worker?.terminate();
   }
 }
 

@@ -26,7 +26,7 @@ const REMEMBERED_CELLS = 1000;
 export interface KernelOptions {
   connectionFile: string;
   language: Language;
-  /** An execution thread already booting (main.ts starts it before loading ZeroMQ). */
+  /** The execution thread (default: a new one); started here once the sockets are bound. */
   engine?: EngineThread;
 }
 
@@ -81,6 +81,9 @@ export class JsKernel {
     kernel.#serve(channels.stdin, (incoming) => kernel.#stdin(incoming));
     void kernel.#heartbeat();
     void kernel.#welcomeSubscribers();
+    // The worker boots after the sockets are bound and serving: creating it costs the main thread
+    // several milliseconds, and kernel_info (static) never waits for it; executes do.
+    setImmediate(() => kernel.#engine.start());
     // No parentless `status: starting`: jupyter console counts a status without parent as its own
     // and, arriving late, it left the console waiting for an idle that never came.
     return kernel;

@@ -46,7 +46,7 @@ const LANGUAGES: { name: Language; display: string }[] = [
 export function kernelEntry(mode: 'source' | 'dist'): string {
   if (mode === 'source') return fileURLToPath(new URL('../scripts/dev-kernel.mjs', import.meta.url));
   // `pnpm build` bundles the kernel (faster start); plain `tsc -b` output works as well.
-  const bundled = fileURLToPath(new URL('../dist/kernel/main.js', import.meta.url));
+  const bundled = fileURLToPath(new URL('../dist/kernel/main.cjs', import.meta.url));
   return existsSync(bundled) ? bundled : fileURLToPath(new URL('../dist/main.js', import.meta.url));
 }
 

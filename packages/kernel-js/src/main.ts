@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * The built-in kernel process: `node main.js -f <connection_file> [--language typescript]`.
- * Kept free of anything but the protocol so it starts fast.
+ * The built-in kernel process: `node main.cjs -f <connection_file> [--language typescript]`.
+ * Kept free of anything but the protocol so it starts fast. No top-level await: the bundle
+ * (`dist/kernel/main.cjs`) is CommonJS, which skips the ESM loader's start-up cost.
  */
 import { parseArgs } from 'node:util';
 import type { Language } from './engine/messages.js';
-import { EngineThread } from './engine-thread.js';
+import { JsKernel } from './kernel.js';
 import { watchParent } from './parent-watch.js';
 
 const { values } = parseArgs({
@@ -23,15 +24,16 @@ if (!connectionFile) {
   process.exit(2);
 }
 
-// The execution thread boots on the other core while this one loads ZeroMQ and binds.
-const engine = new EngineThread(language);
-const { JsKernel } = await import('./kernel.js');
-const kernel = await JsKernel.start({ connectionFile, language, engine }).catch((error: Error) => {
-  process.stderr.write(`kernel-js: cannot start: ${error.message}\n`);
-  process.exit(1);
-});
-
-// With interrupt_mode "signal" the launcher sends SIGINT to our process group.
-process.on('SIGINT', () => void kernel.interrupt());
-process.on('SIGTERM', () => void kernel.close(0));
-watchParent(() => void kernel.close(0));
+// The sockets are bound first; the execution thread boots right after (see JsKernel.start).
+JsKernel.start({ connectionFile, language }).then(
+  (kernel) => {
+    // With interrupt_mode "signal" the launcher sends SIGINT to our process group.
+    process.on('SIGINT', () => void kernel.interrupt());
+    process.on('SIGTERM', () => void kernel.close(0));
+    watchParent(() => void kernel.close(0));
+  },
+  (error: Error) => {
+    process.stderr.write(`kernel-js: cannot start: ${error.message}\n`);
+    process.exit(1);
+  },
+);

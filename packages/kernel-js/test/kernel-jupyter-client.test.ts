@@ -72,7 +72,7 @@ describe('installed kernelspec with Jupyter tools', () => {
     expect(spec).toMatchObject({ language: 'javascript', interrupt_mode: 'signal' });
     expect(spec.argv).toEqual([
       process.execPath,
-      path.join(REPO, 'packages/kernel-js/dist/kernel/main.js'),
+      path.join(REPO, 'packages/kernel-js/dist/kernel/main.cjs'),
       '-f',
       '{connection_file}',
       '--language',

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KernelClient, ofType, sourceArgv } from './kernel-client.js';
+import { KernelClient, type Message, ofType, sourceArgv } from './kernel-client.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -105,6 +105,27 @@ describe('kernel lifecycle', () => {
     });
     expect(await exited(child)).not.toBe(0);
     expect(stderr).toContain('invalid connection file');
+  });
+
+  it('runs executes sent right after the first kernel_info_reply, in order (the worker may still be booting)', async () => {
+    const kernel = await KernelClient.launch();
+    cleanups.push(() => kernel.close());
+    await kernel.ready();
+    const code = ['let n = 1', 'n += 1', 'n * 10'];
+    const order: string[] = [];
+    const ids: string[] = [];
+    for (const c of code) {
+      const content = { code: c, silent: false, store_history: true, user_expressions: {}, allow_stdin: false };
+      const id = await kernel.send('shell', 'execute_request', content);
+      ids.push(id);
+      void kernel.pending.get(id)?.then(() => order.push(id));
+    }
+    const replies = await Promise.all(ids.map((id) => kernel.pending.get(id) as Promise<Message>));
+    expect(replies.map((r) => r.content.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(replies.map((r) => r.content.execution_count)).toEqual([1, 2, 3]);
+    expect(order).toEqual(ids);
+    const last = ofType(await kernel.iopubUntilIdle(ids[2] as string), 'execute_result')[0];
+    expect(last?.content.data).toEqual({ 'text/plain': '20' });
   });
 
   it('answers shutdown_request (restart flag echoed) on control and exits', async () => {
