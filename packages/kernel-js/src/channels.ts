@@ -84,12 +84,14 @@ export class KernelChannels {
       ['hb_port', this.hb],
     ];
     const info = { ...this.info };
-    for (const [name, socket] of pairs) {
-      await socket.bind(endpoint(info, info[name]));
-      const bound = socket.lastEndpoint ?? '';
-      const port = Number(/:(\d+)$/.exec(bound)?.[1] ?? /-(\d+)$/.exec(bound)?.[1] ?? info[name]);
-      info[name] = port;
-    }
+    // All at once: each bind is a round trip to ZeroMQ's I/O thread.
+    await Promise.all(
+      pairs.map(async ([name, socket]) => {
+        await socket.bind(endpoint(info, info[name]));
+        const bound = socket.lastEndpoint ?? '';
+        info[name] = Number(/:(\d+)$/.exec(bound)?.[1] ?? /-(\d+)$/.exec(bound)?.[1] ?? info[name]);
+      }),
+    );
     return info;
   }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { Session } from 'node:inspector';
-import { Worker } from 'node:worker_threads';
+import type { Session } from 'node:inspector';
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
 import type { FromWorker, Language, ToWorker } from './engine/messages.js';
 
 /** How long to wait for the worker's inspector to confirm a termination before moving on. */
@@ -52,6 +53,10 @@ export class EngineThread extends EventEmitter<{ message: [FromWorker]; exit: [n
   /** Boots the worker (idempotent). */
   start(): void {
     if (this.#worker) return;
+    // Required here, not at the top: compiling these builtins is not on the way to binding.
+    const load = createRequire(import.meta.url);
+    const { Session } = load('node:inspector') as typeof import('node:inspector');
+    const { Worker } = load('node:worker_threads') as typeof import('node:worker_threads');
     const inspector = new Session();
     this.#inspector = inspector;
     inspector.connect();
