@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { IncomingMessage } from 'node:http';
-import { badRequest, tooLarge } from '@nbserve/core';
+import { badRequest, parseJson, tooLarge } from '@nbserve/core';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 
@@ -26,7 +26,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   const text = decodeUtf8(bytes);
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch {
     throw badRequest('Invalid JSON in body of request');
   }
