@@ -18,7 +18,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async create(path: string, current?: Uint8Array): Promise<CheckpointModel> {
-    const entry = { data: current ? current.slice() : await this.#store.read(path), mtimeMs: this.#now() };
+    // a copy: `slice()` of a Buffer would share the caller's memory
+    const entry = { data: current ? new Uint8Array(current) : await this.#store.read(path), mtimeMs: this.#now() };
     this.#checkpoints.set(path, entry);
     return { id: CHECKPOINT_ID, last_modified: isoTimestamp(entry.mtimeMs) };
   }

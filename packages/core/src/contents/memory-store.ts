@@ -62,7 +62,13 @@ export class MemoryStore implements ContentsStore {
     const existing = parent.children.get(name);
     if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
     const t = this.#now();
-    parent.children.set(name, { kind: 'file', data: data.slice(), mtimeMs: t, createdMs: existing?.createdMs ?? t });
+    // a copy: `slice()` of a Buffer would share the caller's memory
+    parent.children.set(name, {
+      kind: 'file',
+      data: new Uint8Array(data),
+      mtimeMs: t,
+      createdMs: existing?.createdMs ?? t,
+    });
     if (!existing) parent.mtimeMs = t;
   }
 
