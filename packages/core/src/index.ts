@@ -9,3 +9,4 @@ export * from './legacy/index.js';
 export * as protocol from './protocol/index.js';
 export * from './rst/index.js';
 export * from './sessions/index.js';
+export { SpareBuffer, type SpareBufferOptions } from './util/spare-buffer.js';

@@ -127,6 +127,19 @@ describe('FileSystemStore atomic writes', () => {
     expect((await fs.readdir(nodePath.join(root, 'sub'))).sort()).toEqual(['atomic.txt']);
   });
 
+  it('replaces a big file the same way (the old one is held open across the rename)', async () => {
+    await fs.mkdir(nodePath.join(root, 'bigdir'));
+    const target = nodePath.join(root, 'bigdir', 'big.bin');
+    await store.write('bigdir/big.bin', new Uint8Array(3 * 1024 * 1024).fill(1));
+    const inodeBefore = (await fs.stat(target)).ino;
+    await store.write('bigdir/big.bin', new Uint8Array(2 * 1024 * 1024).fill(2));
+    expect((await fs.stat(target)).ino).not.toBe(inodeBefore);
+    const data = await fs.readFile(target);
+    expect(data.length).toBe(2 * 1024 * 1024);
+    expect(data.every((x) => x === 2)).toBe(true);
+    expect(await fs.readdir(nodePath.join(root, 'bigdir'))).toEqual(['big.bin']);
+  });
+
   it('readers see either the old or the new content while saves race', async () => {
     const a = new Uint8Array(512 * 1024).fill(97);
     const b = new Uint8Array(512 * 1024).fill(98);

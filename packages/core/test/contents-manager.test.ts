@@ -10,6 +10,7 @@ import {
   MemoryStore,
   markCells,
   NbserveError,
+  serializeNotebook,
 } from '../src/index.js';
 
 const tempRoots: string[] = [];
@@ -537,6 +538,39 @@ describe.each([
     expect(results.filter((r) => r.created)).toHaveLength(1);
     const content = (await cm.get('race.txt')).content as string;
     expect(/^(version \d+)\1*$/.test(content)).toBe(true);
+  });
+
+  it('saves big notebooks one after another and at once, each exactly (the save buffer is reused)', async () => {
+    const { createHash } = await import('node:crypto');
+    const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+    const big = (fill: string, chars: number) => {
+      const nb = notebook(`print("${fill}")`);
+      const cell = {
+        ...nb.cells[0],
+        outputs: [{ output_type: 'display_data', metadata: {}, data: { 'image/png': fill.repeat(chars) } }],
+      };
+      return { ...nb, cells: [cell] };
+    };
+    const check = async (path: string, nb: ReturnType<typeof big>, hash: string | undefined | null) => {
+      const bytes = await cm.store.read(path);
+      expect(Buffer.compare(Buffer.from(bytes), serializeNotebook(structuredClone(nb)))).toBe(0);
+      expect(sha256(bytes)).toBe(hash);
+    };
+    // bigger, smaller (into the bigger buffer), bigger again; the checkpoint stays the first save
+    const first = big('A', 3_000_000);
+    for (const nb of [first, big('B', 1_500_000), big('C', 4_000_000)]) {
+      const saved = await cm.save('big.ipynb', { type: 'notebook', content: structuredClone(nb) });
+      await check('big.ipynb', nb, saved.model.hash);
+      await check('.ipynb_checkpoints/big-checkpoint.ipynb', first, sha256(serializeNotebook(structuredClone(first))));
+    }
+    const many = ['D', 'E', 'F', 'G'].map((fill, i) => ({
+      path: `at-once-${i}.ipynb`,
+      nb: big(fill, 2_000_000 + i * 1000),
+    }));
+    const results = await Promise.all(
+      many.map(({ path, nb }) => cm.save(path, { type: 'notebook', content: structuredClone(nb) })),
+    );
+    for (const [i, { path, nb }] of many.entries()) await check(path, nb, results[i]?.model.hash);
   });
 });
 

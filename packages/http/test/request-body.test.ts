@@ -100,6 +100,23 @@ describe('JSON request bodies over a real socket', () => {
     expect((res.json as { hash: string }).hash).toBe(createHash('sha256').update(text).digest('hex'));
   });
 
+  it('reads big bodies one after another and at once, each exactly (the body buffer is reused)', async () => {
+    const body = (fill: string, size: number) =>
+      Buffer.from(JSON.stringify({ type: 'file', format: 'text', content: fill.repeat(size) }));
+    for (const [fill, size] of [
+      ['a', 3_000_000],
+      ['b', 1_200_000],
+      ['c', 4_000_000],
+    ] as const) {
+      expect((await put(`seq-${fill}.txt`, body(fill, size))).status).toBe(201);
+      expect(await stored(`seq-${fill}.txt`)).toBe(fill.repeat(size));
+    }
+    const fills = ['d', 'e', 'f', 'g'];
+    const results = await Promise.all(fills.map((fill, i) => put(`par-${fill}.txt`, body(fill, 2_000_000 + i))));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    for (const [i, fill] of fills.entries()) expect(await stored(`par-${fill}.txt`)).toBe(fill.repeat(2_000_000 + i));
+  });
+
   it('drops a byte order mark and replaces invalid UTF-8, as text() does', async () => {
     const json = Buffer.from(JSON.stringify({ type: 'file', format: 'text', content: 'a#b' }));
     const bad = Buffer.from(json.toString('latin1').replace('#', '\u00ff'), 'latin1'); // a lone 0xff byte

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { badRequest, NbserveError, notFound } from '../errors.js';
+import { SpareBuffer } from '../util/spare-buffer.js';
 import { decodeBase64Strict, encodeBase64Lines } from './base64.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
+import { FileSystemStore } from './fs-store.js';
 import { compileGlobs, DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
 import { KeyedLock } from './keyed-lock.js';
+import { MemoryCheckpointStore } from './memory-checkpoints.js';
+import { MemoryStore } from './memory-store.js';
 import { guessMimeType } from './mimetypes.js';
 import {
   type CheckpointModel,
@@ -129,6 +133,11 @@ export class ContentsManager {
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
   readonly #served: ServedNotebookCache;
+  /**
+   * The buffer notebooks are serialized into, reused from save to save (see SpareBuffer): only
+   * with this package's stores, which write out or copy what they are given and keep nothing.
+   */
+  readonly #saveBuffers: SpareBuffer | undefined;
   /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
   readonly #servedListings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<Uint8Array> }>();
   /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
@@ -150,6 +159,10 @@ export class ContentsManager {
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
     this.#notary = options.notary ?? new NotebookNotary();
     this.#served = new ServedNotebookCache(options.notebookCacheBytes ?? 64 * 1024 * 1024);
+    const ownStores =
+      (this.store instanceof FileSystemStore || this.store instanceof MemoryStore) &&
+      (this.checkpoints instanceof FileCheckpointStore || this.checkpoints instanceof MemoryCheckpointStore);
+    this.#saveBuffers = ownStores ? new SpareBuffer() : undefined;
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -305,20 +318,25 @@ export class ContentsManager {
         let bytes: Uint8Array;
         let message: string | null = null;
         let trusted = false;
+        const buffers = type === 'notebook' ? this.#saveBuffers : undefined;
         if (type === 'notebook') {
           const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
-          bytes = serializeNotebook(parsed.notebook);
+          bytes = serializeNotebook(parsed.notebook, buffers);
           message = parsed.validationMessage;
           trusted = allCellsTrusted(parsed.notebook);
         } else {
           bytes = encodeFileContent(path, input.content, input.format);
         }
-        // A big file is hashed while it is written and synced.
-        const [, hash] = await Promise.all([this.store.write(path, bytes), sha256Async(bytes)]);
-        if (trusted) await this.#signQuietly(bytes);
-        // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
-        if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
-          await this.checkpoints.create(path, bytes);
+        let hash: string;
+        try {
+          hash = await this.#writeHashed(path, bytes);
+          if (trusted) await this.#signQuietly(bytes);
+          // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
+          if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
+            await this.checkpoints.create(path, bytes);
+          }
+        } finally {
+          buffers?.give(bytes); // nothing reads the bytes any more
         }
         const model = await this.get(path, { content: false, type });
         model.hash = hash;
@@ -327,6 +345,15 @@ export class ContentsManager {
         return { model, created: existing === null };
       }),
     );
+  }
+
+  /** Writes a file and returns its sha256; a big file is hashed while it is written and synced. */
+  async #writeHashed(path: string, bytes: Uint8Array): Promise<string> {
+    // settle both before returning: the caller reuses the buffer once this returns
+    const [written, hashed] = await Promise.allSettled([this.store.write(path, bytes), sha256Async(bytes)]);
+    if (written.status === 'rejected') throw written.reason;
+    if (hashed.status === 'rejected') throw hashed.reason;
+    return hashed.value;
   }
 
   async #saveChunk(path: string, type: ContentType, input: SaveInput, existing: StoreStat | null): Promise<SaveResult> {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from '../../errors.js';
+import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
 import { sortedJsonBytes } from './sorted-json.js';
@@ -78,7 +79,10 @@ export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   return toNotebookV4(stripped, `Unreadable Notebook: ${path}`);
 }
 
-/** Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline. */
-export function serializeNotebook(nb: Json): Buffer {
-  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n');
+/**
+ * Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline.
+ * With `buffers`, into its spare buffer when that is big enough (see sortedJsonBytes).
+ */
+export function serializeNotebook(nb: Json, buffers?: SpareBuffer): Buffer {
+  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n', buffers);
 }

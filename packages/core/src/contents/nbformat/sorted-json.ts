@@ -1,3 +1,4 @@
+import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { type EscapeScanner, escapeScanner } from './escape-scan.js';
 
 /**
@@ -12,9 +13,12 @@ import { type EscapeScanner, escapeScanner } from './escape-scan.js';
  * object created in sorted key order orders them: array-index keys ("0", "10") first in numeric
  * order, then the rest sorted by UTF-16 code units. Unlike a sorted copy, a `"__proto__"` key is
  * kept (assigning it to a copy would set the copy's prototype instead), as nbformat keeps it.
+ *
+ * With `buffers`, the output is written into its spare when that is big enough (the caller gives
+ * it back once done with the bytes).
  */
-export function sortedJsonBytes(value: unknown, suffix = ''): Buffer {
-  const writer = new Writer(estimateBytes(value, 0) + suffix.length);
+export function sortedJsonBytes(value: unknown, suffix = '', buffers?: SpareBuffer): Buffer {
+  const writer = new Writer(estimateBytes(value, 0) + suffix.length, buffers);
   writer.value(value, 0);
   writer.text(suffix);
   return writer.finish();
@@ -67,8 +71,9 @@ class Writer {
   #pending = '';
   readonly #scanner: EscapeScanner | null = escapeScanner();
 
-  constructor(estimate: number) {
-    this.#buf = Buffer.allocUnsafe(estimate + (estimate >>> 4) + 1024);
+  constructor(estimate: number, buffers: SpareBuffer | undefined) {
+    const size = estimate + (estimate >>> 4) + 1024;
+    this.#buf = buffers ? buffers.take(size) : Buffer.allocUnsafe(size);
   }
 
   value(value: unknown, depth: number): void {
