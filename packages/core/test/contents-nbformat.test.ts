@@ -174,4 +174,30 @@ describe('nbformat on disk', () => {
     expect(withoutIds(oursRead)).toEqual(withoutIds(theirs));
     expect(ours.cells.every((cell) => typeof cell.id === 'string')).toBe(true);
   });
+
+  it('reads ASCII, UTF-8 and big image notebooks alike, and refuses invalid UTF-8 and JSON', () => {
+    const image = Buffer.alloc(300_000, 7).toString('base64');
+    const big = structuredClone(rich);
+    const result = (big.cells[1] as { outputs: { data: Record<string, unknown> }[] }).outputs[1];
+    if (result) result.data['image/png'] = image;
+    for (const nb of [rich, big]) {
+      const bytes = serializeNotebook(structuredClone(nb));
+      expect(readNotebook(bytes, 'x.ipynb').notebook).toEqual(toNotebookV4(JSON.parse(bytes.toString()), 'x').notebook);
+    }
+    const ascii = Buffer.from(JSON.stringify({ ...rich, cells: [] }));
+    expect(readNotebook(ascii, 'a.ipynb').notebook).toEqual({ ...rich, cells: [] });
+    const text = JSON.stringify({ ...rich, cells: [], metadata: { title: 'ünï 🎉' } });
+    expect(readNotebook(Buffer.from(text), 'u.ipynb').notebook.metadata).toEqual({ title: 'ünï 🎉' });
+    const invalidUtf8 = Buffer.from(text.replace('ünï', 'XnX'));
+    invalidUtf8[invalidUtf8.indexOf('XnX')] = 0xff;
+    expect(() => readNotebook(invalidUtf8, 'bad.ipynb')).toThrow(/^Unreadable Notebook: bad.ipynb/);
+    const broken = Buffer.from(`{"cells": [{"x": "${image}"}, ]}`);
+    let expected = '';
+    try {
+      JSON.parse(broken.toString());
+    } catch (e) {
+      expected = (e as Error).message;
+    }
+    expect(() => readNotebook(broken, 'broken.ipynb')).toThrow(`Unreadable Notebook: broken.ipynb ${expected}`);
+  });
 });

@@ -10,7 +10,7 @@ function expectSameParse(text: string): void {
     expected = { error };
   }
   if ('error' in expected) {
-    expect(() => parseJson(text)).toThrow(SyntaxError);
+    expect(() => parseJson(text)).toThrow(expected.error as SyntaxError); // the same message
     return;
   }
   const ours = parseJson(text);

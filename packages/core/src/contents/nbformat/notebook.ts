@@ -1,7 +1,9 @@
+import { isAscii } from 'node:buffer';
 import * as v from 'valibot';
 import { badRequest } from '../../errors.js';
 import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
+import { parseJson } from './parse-json.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
 import { sortedJsonBytes } from './sorted-json.js';
 import { randomCellId, upgradeV3ToV4 } from './upgrade-v3.js';
@@ -64,11 +66,20 @@ function addMissingCellIds(nb: Json): boolean {
   return generated;
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** UTF-8 text, invalid bytes an error; ASCII (most notebooks) is read as Latin-1, the same string ~10x faster. */
+function decodeStrict(bytes: Uint8Array): string {
+  return isAscii(bytes)
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+    : strictUtf8.decode(bytes);
+}
+
 /** Reads notebook bytes from storage; unreadable JSON is a 400 naming the path, as in Jupyter. */
 export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = parseJson(decodeStrict(bytes));
   } catch (e) {
     throw badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
   }

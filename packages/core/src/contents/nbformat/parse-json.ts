@@ -57,7 +57,12 @@ export function parseJson(text: string): unknown {
     from = cuts[i + 1] as number;
   }
   parts.push(text.slice(from));
-  const value: unknown = JSON.parse(parts.join(''));
+  let value: unknown;
+  try {
+    value = JSON.parse(parts.join(''));
+  } catch {
+    return JSON.parse(text); // throws JSON.parse's own error, positions in `text`
+  }
   const restore = (marker: string): string | undefined => {
     if (marker.charCodeAt(0) !== 0 || !marker.startsWith(prefix)) return undefined;
     const i = Number(marker.slice(prefix.length));
