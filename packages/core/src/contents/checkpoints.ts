@@ -8,7 +8,8 @@ import type { CheckpointModel } from './model.js';
 export interface CheckpointStore {
   /**
    * Snapshots the current content of `path` (overwriting an existing checkpoint). `current` is
-   * that content when the caller has it at hand (a save just wrote it), saving a read.
+   * that content when the caller has it at hand (a save just wrote it), saving a read; it is lent
+   * for the call, like `ContentsStore.write`'s data: copy it to keep it.
    */
   create(path: string, current?: Uint8Array): Promise<CheckpointModel>;
   list(path: string): Promise<CheckpointModel[]>;

@@ -36,7 +36,10 @@ export interface ContentsStore {
    * (inclusive byte offsets, already checked against the size) serves part of it.
    */
   readStream(path: string, range?: ByteRange): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }>;
-  /** Replaces the file atomically: readers see the old bytes or the new ones, never a mix. */
+  /**
+   * Replaces the file atomically: readers see the old bytes or the new ones, never a mix.
+   * `data` is lent for the call: a store that keeps it must copy it (callers reuse their buffers).
+   */
   write(path: string, data: Uint8Array): Promise<void>;
   /** Appends to a file (chunked uploads); creates it when missing. */
   append(path: string, data: Uint8Array): Promise<void>;
