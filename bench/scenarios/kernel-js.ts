@@ -62,28 +62,29 @@ async function javascriptArgvs(): Promise<{ source?: string[]; dist?: string[]; 
   };
 }
 
-async function measureKernel(argv: string[], starts: number, executes: number) {
-  const startTimes: number[] = [];
-  const roundTrips: number[] = [];
-  for (let i = 0; i < starts; i++) {
-    const t0 = performance.now();
-    const kernel = await launchDirect(argv);
-    try {
-      await kernel.client.kernelInfo();
-      startTimes.push(performance.now() - t0);
-      if (i === 0) {
-        for (let w = 0; w < 10; w++) await executeToIdle(kernel.client, '1+1');
-        for (let n = 0; n < executes; n++) {
-          const result = await executeToIdle(kernel.client, '1+1');
-          if ((result.counts.execute_result ?? 0) !== 1) throw new Error('1+1 produced no execute_result');
-          roundTrips.push(result.ms);
-        }
+interface Measured {
+  startTimes: number[];
+  roundTrips: number[];
+}
+
+/** One start (and, on the first, the `1+1` round trips) of one kernel, added to `into`. */
+async function measureStart(argv: string[], first: boolean, executes: number, into: Measured): Promise<void> {
+  const t0 = performance.now();
+  const kernel = await launchDirect(argv);
+  try {
+    await kernel.client.kernelInfo();
+    into.startTimes.push(performance.now() - t0);
+    if (first) {
+      for (let w = 0; w < 10; w++) await executeToIdle(kernel.client, '1+1');
+      for (let n = 0; n < executes; n++) {
+        const result = await executeToIdle(kernel.client, '1+1');
+        if ((result.counts.execute_result ?? 0) !== 1) throw new Error('1+1 produced no execute_result');
+        into.roundTrips.push(result.ms);
       }
-    } finally {
-      await kernel.stop();
     }
+  } finally {
+    await kernel.stop();
   }
-  return { startTimes, roundTrips };
 }
 
 /** The JavaScript kernel and ipykernel, each launched directly and driven over ZeroMQ by the same client. */
@@ -115,8 +116,16 @@ export const kernelJsScenario: Scenario = {
     ];
     if (argvs.dist) kernels.push(['kernel-js', 'kernel-js (compiled)', argvs.dist]);
     const compiled: Partial<Record<Subject, number>> = {};
-    for (const [who, label, kernelArgv] of kernels) {
-      const m = await measureKernel(kernelArgv, starts, executes);
+    // Round robin (one start of each kernel per round), so load from other work on the machine
+    // falls on every kernel alike instead of on whichever happened to be measured then.
+    const measured = kernels.map((): Measured => ({ startTimes: [], roundTrips: [] }));
+    for (let round = 0; round < starts; round++) {
+      for (const [k, [, , kernelArgv]] of kernels.entries()) {
+        await measureStart(kernelArgv, round === 0, executes, measured[k] as Measured);
+      }
+    }
+    for (const [k, [who, label]] of kernels.entries()) {
+      const m = measured[k] as Measured;
       const into = label === 'kernel-js (compiled)' ? compiled : start;
       into[who] = median(m.startTimes);
       if (into === start) {
