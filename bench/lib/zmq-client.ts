@@ -15,12 +15,16 @@ export interface ConnectionInfo {
   hb_port: number;
 }
 
+const RETRY_MS = 5;
+
 /** The floor: a direct ZeroMQ client on a kernel, with nothing in between. */
 export class ZmqKernelClient implements KernelClient {
   readonly session = randomUUID();
-  private readonly shell = new Dealer({ routingId: this.session });
-  private readonly control = new Dealer({ routingId: this.session });
-  private readonly iopub = new Subscriber();
+  // A client that connects before the kernel has bound its ports is refused; libzmq's default
+  // 100 ms (+ up to 100 ms random) retry would then be measured as kernel start time.
+  private readonly shell = new Dealer({ routingId: this.session, reconnectInterval: RETRY_MS });
+  private readonly control = new Dealer({ routingId: this.session, reconnectInterval: RETRY_MS });
+  private readonly iopub = new Subscriber({ reconnectInterval: RETRY_MS });
   private readonly listeners = new Set<(message: Message) => void>();
   private closed = false;
   private readonly pending: Record<'shell' | 'control', Promise<unknown>> = {

@@ -138,7 +138,7 @@ export const kernelJsScenario: Scenario = {
     }
     if (compiled['kernel-js'] !== undefined && start.ipykernel !== undefined) {
       ctx.record({
-        metric: `start to kernel_info_reply, compiled dist/main.js (median of ${starts})`,
+        metric: `start to kernel_info_reply, shipped bundle dist/kernel/main.cjs (median of ${starts})`,
         unit: 'ms',
         primary: 'kernel-js',
         values: { 'kernel-js': compiled['kernel-js'], ipykernel: start.ipykernel },
