@@ -280,16 +280,22 @@ export class Kernel implements ClientHost {
 
   /**
    * Readiness: a `kernel_info_reply` and at least one iopub message (so the subscription is
-   * live and no output is lost). Retries every 0.5 s like jupyter_server's nudge.
+   * live and no output is lost). Nudges like jupyter_server, but backs off while the kernel is
+   * silent (0.5, 1, 2, 2 ... s): a kernel that is still starting answers every queued request
+   * at once when it comes up (each with busy/idle on iopub), and the latest request is always
+   * still awaited then, so fewer nudges cost no latency. 20 kernels starting at once on a
+   * loaded machine otherwise got a dozen requests each.
    */
   async waitReady(timeoutMs: number): Promise<void> {
     const process = this.#process;
     const deadline = Date.now() + timeoutMs;
     let exited = false;
-    void process?.exited.then(() => {
+    const exit = process?.exited.then(() => {
       exited = true;
+      return undefined;
     });
     let replied = false;
+    let wait = 500;
     while (!(replied && this.#sawIopub)) {
       if (exited)
         throw new NbserveError('internal', `Kernel ${this.name} died while starting`, {
@@ -303,9 +309,11 @@ export class Kernel implements ClientHost {
           { reason: 'kernel start timeout' },
         );
       }
-      const reply = await this.request('shell', 'kernel_info_request', {}, Math.min(500, left));
+      const request = this.request('shell', 'kernel_info_request', {}, Math.min(wait, left));
+      const reply = await (exit ? Promise.race([request, exit]) : request);
       if (reply?.header.msg_type === 'kernel_info_reply') replied = true;
       else if (replied && !this.#sawIopub) await new Promise((r) => setTimeout(r, 50));
+      else wait = Math.min(2 * wait, 2000);
     }
     if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.

@@ -1,0 +1,44 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KernelManager, KernelSpecManager, LocalProvisioner } from '../src/index.js';
+import { writeFloodKernelSpec } from './fixtures/flood-kernelspec.js';
+
+const SERVE_AFTER_MS = 3000;
+let base: string;
+let manager: KernelManager;
+
+beforeAll(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-ready-'));
+  const kernelsDir = path.join(base, 'kernels');
+  await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', String(SERVE_AFTER_MS)] });
+  await mkdir(path.join(base, 'root'));
+  manager = new KernelManager({
+    kernelspecs: new KernelSpecManager({ dirs: [kernelsDir] }),
+    provisioner: new LocalProvisioner({ runtimeDir: path.join(base, 'runtime') }),
+    rootDir: path.join(base, 'root'),
+    warn: () => {},
+  });
+});
+afterAll(async () => {
+  await manager.shutdownAll();
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('readiness of a kernel slow to start', () => {
+  it('backs off its kernel_info nudges while the kernel is silent, and is ready as soon as it answers', async () => {
+    const t0 = Date.now();
+    const kernel = await manager.start({ name: 'slow' });
+    const elapsed = Date.now() - t0;
+    expect(kernel.executionState).toBe('idle');
+    const reply = await kernel.request('shell', 'kernel_info_request', {}, 10_000);
+    const received = (reply?.content as { test_kernel_info_requests?: number }).test_kernel_info_requests ?? 0;
+    // Nudges at 0, 0.5 and 1.5 s (then 3.5 s) for a kernel that reads its first request after
+    // 3 s; every 0.5 s that was 6 or 7. The last one is still awaited when the kernel answers.
+    const nudges = received - 1;
+    expect(nudges).toBeGreaterThanOrEqual(1);
+    expect(nudges).toBeLessThanOrEqual(4);
+    expect(elapsed).toBeLessThan(SERVE_AFTER_MS + 2500);
+  });
+});
