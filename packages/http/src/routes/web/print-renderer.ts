@@ -1,4 +1,4 @@
-import type { renderPrintPage } from '@nbserve/web';
+import type { renderPrintPage } from '@nbserve/web/print';
 
 let loading: Promise<typeof renderPrintPage> | undefined;
 
