@@ -120,7 +120,7 @@ describe('the bundled nbserve bin', () => {
       kernelspecs: Record<string, { spec: { argv: string[] }; resources: Record<string, string> }>;
     };
     const js = specs.kernelspecs.javascript;
-    expect(js?.spec.argv[1]).toBe(path.join(pkg, 'dist/packages/kernel-js/dist/kernel/main.js'));
+    expect(js?.spec.argv[1]).toBe(path.join(pkg, 'dist/packages/kernel-js/dist/kernel/main.cjs'));
     await expect(fs.stat(js?.spec.argv[1] as string)).resolves.toBeTruthy();
     const logo = await fetch(`${origin}${js?.resources['logo-64x64']}`, { headers: auth });
     expect(logo.status).toBe(200);
