@@ -6,7 +6,7 @@ import { decodeWire, encodeWire } from '../protocol/wire.js';
 import { endpoint } from './connection-file.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo } from './types.js';
-import { zmq } from './zmq.js';
+import { KERNEL_SOCKET_OPTIONS, zmq } from './zmq.js';
 
 export type ClientChannel = 'shell' | 'control' | 'stdin';
 
@@ -72,7 +72,7 @@ export class KernelClient {
     if (this.#closed) return;
     this.detach();
     const make = (port: number) => {
-      const socket = new (zmq().Dealer)({ routingId: this.identity, linger: 0 });
+      const socket = new (zmq().Dealer)({ ...KERNEL_SOCKET_OPTIONS, routingId: this.identity });
       socket.connect(endpoint(info, port));
       return socket;
     };

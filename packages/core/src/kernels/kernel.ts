@@ -12,7 +12,7 @@ import { endpoint } from './connection-file.js';
 import type { KernelProcess } from './provisioner.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo, KernelModel } from './types.js';
-import { zmq } from './zmq.js';
+import { KERNEL_SOCKET_OPTIONS, zmq } from './zmq.js';
 
 /** Lifecycle notices the channels WebSocket turns into iopub `status` messages. */
 export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
@@ -170,7 +170,7 @@ export class Kernel implements ClientHost {
     this.#connection = info;
     this.#signer = new Signer(info.key, info.signature_scheme);
     this.#sawIopub = false;
-    const iopub = new (zmq().Subscriber)({ linger: 0, receiveHighWaterMark: 0 });
+    const iopub = new (zmq().Subscriber)({ ...KERNEL_SOCKET_OPTIONS, receiveHighWaterMark: 0 });
     iopub.subscribe();
     iopub.connect(endpoint(info, info.iopub_port));
     this.#iopub = iopub;
@@ -183,7 +183,7 @@ export class Kernel implements ClientHost {
     if (existing) return existing.writer;
     const info = this.#connection;
     if (!info) return undefined;
-    const socket = new (zmq().Dealer)({ linger: 0 });
+    const socket = new (zmq().Dealer)(KERNEL_SOCKET_OPTIONS);
     socket.connect(endpoint(info, channel === 'shell' ? info.shell_port : info.control_port));
     const writer = new SocketWriter(socket);
     this.#own[channel] = { socket, writer };
@@ -264,7 +264,7 @@ export class Kernel implements ClientHost {
   async heartbeat(timeoutMs = 3000): Promise<boolean> {
     const info = this.#connection;
     if (!info) return false;
-    const socket = new (zmq().Request)({ linger: 0, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
+    const socket = new (zmq().Request)({ ...KERNEL_SOCKET_OPTIONS, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
     try {
       socket.connect(endpoint(info, info.hb_port));
       const ping = Buffer.from(randomUUID());
