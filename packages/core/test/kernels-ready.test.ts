@@ -33,7 +33,9 @@ describe('readiness of a kernel slow to start', () => {
     const elapsed = Date.now() - t0;
     expect(kernel.executionState).toBe('idle');
     const reply = await kernel.request('shell', 'kernel_info_request', {}, 10_000);
-    const received = (reply?.content as { test_kernel_info_requests?: number }).test_kernel_info_requests ?? 0;
+    expect(reply).toBeDefined();
+    const received =
+      (reply?.content as { test_kernel_info_requests?: number } | undefined)?.test_kernel_info_requests ?? 0;
     // Nudges at 0, 0.5 and 1.5 s (then 3.5 s) for a kernel that reads its first request after
     // 3 s; every 0.5 s that was 6 or 7. The last one is still awaited when the kernel answers.
     const nudges = received - 1;
