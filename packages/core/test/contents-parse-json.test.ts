@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { random } from '../../../testing/random.js';
 import { parseJson } from '../src/contents/nbformat/parse-json.js';
 
 /** Same outcome as JSON.parse: the same value (key order included) or a SyntaxError from both. */
@@ -16,16 +17,6 @@ function expectSameParse(text: string): void {
   const ours = parseJson(text);
   expect(ours).toStrictEqual(expected.value);
   expect(JSON.stringify(ours)).toBe(JSON.stringify(expected.value));
-}
-
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const base64 = (n: number, fill = 0xa7) =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { random } from '../../../testing/random.js';
 import { escapeScanner } from '../src/contents/nbformat/escape-scan.js';
 import { sortedJsonBytes } from '../src/contents/nbformat/sorted-json.js';
 
@@ -19,17 +20,6 @@ function expectSame(value: unknown, suffix = ''): void {
   // compare as text first for a readable diff, then byte for byte
   expect(ours.toString('utf8')).toBe(theirs.toString('utf8'));
   expect(Buffer.compare(ours, theirs)).toBe(0);
-}
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const LONG = 70_000; // over the scanner's 65,536-character rounds
