@@ -87,3 +87,18 @@ export function notebookJson(cells: unknown[], metadata: Record<string, unknown>
 }
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
+
+/** Records every WebSocket a page of `context` opens (`window.__sockets`), so a test can cut one. */
+export async function recordSockets(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const sockets: WebSocket[] = [];
+    (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        sockets.push(this);
+      }
+    };
+  });
+}

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, SCREENSHOT_DIR, startHarness } from './harness.js';
+import { type Harness, login, recordSockets, SCREENSHOT_DIR, startHarness } from './harness.js';
 
 let h: Harness;
 let page: Page;
@@ -44,18 +44,8 @@ async function onDisk(): Promise<{
 
 beforeAll(async () => {
   h = await startHarness();
-  // Record the page's WebSockets so a test can cut the kernel connection like a flaky network.
-  await h.context.addInitScript(() => {
-    const sockets: WebSocket[] = [];
-    (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
-    const Native = window.WebSocket;
-    window.WebSocket = class extends Native {
-      constructor(url: string | URL, protocols?: string | string[]) {
-        super(url, protocols);
-        sockets.push(this);
-      }
-    };
-  });
+  // so a test can cut the kernel connection like a flaky network
+  await recordSockets(h.context);
   page = await h.newPage();
 });
 

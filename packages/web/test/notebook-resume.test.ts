@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, notebookJson, startHarness, TOKEN } from './harness.js';
+import { type Harness, login, notebookJson, recordSockets, startHarness, TOKEN } from './harness.js';
 
 /**
  * A notebook page that closes while a cell runs leaves its session to the next page of the
@@ -73,21 +73,6 @@ async function runCell(page: Page, cell: Locator): Promise<void> {
 async function waitFinished(cell: Locator, timeout = 30_000): Promise<void> {
   await expect.poll(async () => (await cell.getAttribute('class'))?.includes('running'), { timeout }).toBe(false);
   await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout }).toMatch(/^In \[\d+\]:$/);
-}
-
-/** Records every WebSocket a page of `context` opens (`window.__sockets`). */
-async function recordSockets(context: BrowserContext): Promise<void> {
-  await context.addInitScript(() => {
-    const sockets: WebSocket[] = [];
-    (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
-    const Native = window.WebSocket;
-    window.WebSocket = class extends Native {
-      constructor(url: string | URL, protocols?: string | string[]) {
-        super(url, protocols);
-        sockets.push(this);
-      }
-    };
-  });
 }
 
 beforeAll(async () => {

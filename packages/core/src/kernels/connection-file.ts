@@ -20,10 +20,10 @@ const ConnectionSchema = v.object({
 });
 
 /**
- * Reads a connection file; undefined while it is missing or only partly written. Called every
- * 20 ms while a kernel starts: a missing file is answered by a stat that reports ENOENT without
- * throwing, not by a failed read (an Error with its stack, a rejected promise and a FileHandle per
- * poll, which under 20 kernels starting at once was most of what the server allocated).
+ * Reads a connection file; undefined while it is missing or only partly written. Called on every
+ * change in the runtime dir and by a poll while a kernel starts: a missing file is answered by a
+ * stat that reports ENOENT without throwing, not by a failed read (an Error with its stack, a
+ * rejected promise and a FileHandle each time, most of what 20 kernels starting at once allocated).
  */
 export async function readConnectionFile(file: string): Promise<ConnectionInfo | undefined> {
   if (!exists(file)) return undefined;
