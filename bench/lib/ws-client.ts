@@ -12,10 +12,13 @@ export const V1_PROTOCOL = 'v1.kernel.websocket.jupyter.org';
  * server answers with no subprotocol, as jupyter_server 1.x does).
  */
 export class WsKernelClient implements KernelClient {
-  readonly session = randomUUID();
   private readonly listeners = new Set<(message: Message) => void>();
 
-  private constructor(private readonly socket: WebSocket) {
+  /** `session` is both the URL's `session_id` and the header's `session`, as in JupyterLab. */
+  private constructor(
+    private readonly socket: WebSocket,
+    readonly session: string,
+  ) {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       const message = !isBinary
         ? (JSON.parse(data.toString('utf8')) as Message)
@@ -43,7 +46,7 @@ export class WsKernelClient implements KernelClient {
       socket.once('error', reject);
       socket.once('unexpected-response', (_req, res) => reject(new Error(`WebSocket upgrade -> ${res.statusCode}`)));
     });
-    return new WsKernelClient(socket);
+    return new WsKernelClient(socket, session);
   }
 
   onMessage(listener: (message: Message) => void): () => void {
@@ -66,6 +69,11 @@ export class WsKernelClient implements KernelClient {
 
   async execute(code: string): Promise<Message> {
     return await this.send('shell', 'execute_request', executeContent(code));
+  }
+
+  /** False once the server (or we) closed the socket. */
+  get isOpen(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
   }
 
   close(): void {
