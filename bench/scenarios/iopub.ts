@@ -232,7 +232,7 @@ export const floodScenario: Scenario = {
       expected: n,
       unit: 'msgs/s',
       clients,
-      runs: ctx.size(3, 1),
+      runs: ctx.size(5, 1),
     });
     await measureFloods(
       ctx,
