@@ -2,7 +2,8 @@
 # Installs the Debian packages the tests run against (real kernels, a real browser, the reference
 # servers for benchmarks). As root it installs them; otherwise it prints the exact line and fails.
 set -euo pipefail
-PACKAGES=(python3-ipykernel chromium python3-jupyter-server jupyter-notebook python3-ipyparallel jupyter-console python3-docutils)
+# pandoc: nbconvert needs it for rst and latex (a Recommends of python3-nbconvert, so named here)
+PACKAGES=(python3-ipykernel chromium python3-jupyter-server jupyter-notebook python3-nbconvert pandoc python3-ipyparallel jupyter-console python3-docutils)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
