@@ -20,6 +20,9 @@ const ONE_SHOT_MAX_BYTES = 64 * 1024;
 /** `crypto.hash` (Node ≥ 20.12): a one-shot digest that creates no Hash object. */
 const oneShotHash: typeof crypto.hash | undefined = crypto.hash;
 
+/** One buffer for every signer's inner hash input: signing is synchronous, so it is never shared mid-use. */
+let scratch = Buffer.allocUnsafe(4096);
+
 const EMPTY = new Uint8Array(0);
 
 /**
@@ -31,9 +34,8 @@ export class Signer {
   readonly scheme: string;
   readonly #algorithm: string;
   readonly #keyBytes: Buffer;
-  readonly #block: number;
-  /** key XOR ipad, followed by room for a message (grown on demand, at most ONE_SHOT_MAX_BYTES). */
-  #inner: Buffer;
+  /** key XOR ipad (one hash block). */
+  readonly #innerPad: Buffer;
   /** key XOR opad, followed by room for the inner digest. */
   readonly #outer: Buffer;
 
@@ -48,15 +50,14 @@ export class Signer {
     // is two one-shot hashes instead of an Hmac object, which costs a native handle to create and
     // to collect — the largest share of nbserve's own time per iopub message in a flood.
     const block = BLOCK_BYTES[algorithm] ?? 64;
-    this.#block = block;
     const paddedKey = Buffer.alloc(block);
     (this.#keyBytes.length > block ? createHash(algorithm).update(this.#keyBytes).digest() : this.#keyBytes).copy(
       paddedKey,
     );
-    this.#inner = Buffer.alloc(block + 1024);
+    this.#innerPad = Buffer.alloc(block);
     this.#outer = Buffer.alloc(block + createHash(algorithm).digest().length);
     for (let i = 0; i < block; i++) {
-      this.#inner[i] = (paddedKey[i] ?? 0) ^ 0x36;
+      this.#innerPad[i] = (paddedKey[i] ?? 0) ^ 0x36;
       this.#outer[i] = (paddedKey[i] ?? 0) ^ 0x5c;
     }
   }
@@ -68,20 +69,17 @@ export class Signer {
   /** Lower-case hex HMAC over header, parent header, metadata and content (never buffers). */
   sign(raw: Pick<RawMessage, 'header' | 'parentHeader' | 'metadata' | 'content'>): Buffer {
     if (!this.enabled) return Buffer.alloc(0);
-    const block = this.#block;
-    const length = block + raw.header.length + raw.parentHeader.length + raw.metadata.length + raw.content.length;
+    const block = this.#innerPad.length;
+    const { header, parentHeader, metadata, content } = raw;
+    const length = block + header.length + parentHeader.length + metadata.length + content.length;
     if (oneShotHash && length <= ONE_SHOT_MAX_BYTES) {
-      if (this.#inner.length < length) {
-        const grown = Buffer.alloc(Math.min(ONE_SHOT_MAX_BYTES, 2 * length));
-        this.#inner.copy(grown, 0, 0, block);
-        this.#inner = grown;
-      }
-      let at = block;
-      for (const part of [raw.header, raw.parentHeader, raw.metadata, raw.content]) {
-        this.#inner.set(part, at);
-        at += part.length;
-      }
-      oneShotHash(this.#algorithm, this.#inner.subarray(0, length), 'buffer').copy(this.#outer, block);
+      if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.min(ONE_SHOT_MAX_BYTES, 2 * length));
+      scratch.set(this.#innerPad, 0);
+      scratch.set(header, block);
+      scratch.set(parentHeader, block + header.length);
+      scratch.set(metadata, block + header.length + parentHeader.length);
+      scratch.set(content, length - content.length);
+      oneShotHash(this.#algorithm, scratch.subarray(0, length), 'buffer').copy(this.#outer, block);
       return Buffer.from(oneShotHash(this.#algorithm, this.#outer, 'hex'), 'latin1');
     }
     const hmac = createHmac(this.#algorithm, this.#keyBytes);
