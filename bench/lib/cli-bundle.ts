@@ -43,3 +43,10 @@ export function ensureCliBundle(log: (line: string) => void): string | undefined
   }
   return undefined;
 }
+
+/** The note on a row measuring nbserve: the shipped bin, or the sources when the bundle failed. */
+export function nbserveBinNote(bundleProblem: string | undefined): string {
+  return bundleProblem
+    ? 'nbserve from TypeScript source through tsx (the bundle could not be built)'
+    : 'nbserve: the shipped bin, `node packages/cli/dist/nbserve.js` (one esbuild bundle)';
+}

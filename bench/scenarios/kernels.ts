@@ -1,4 +1,4 @@
-import { ensureCliBundle } from '../lib/cli-bundle.js';
+import { ensureCliBundle, nbserveBinNote } from '../lib/cli-bundle.js';
 import type { BenchContext } from '../lib/context.js';
 import { ApiClient } from '../lib/http-client.js';
 import { executeToIdle } from '../lib/kernel-client.js';
@@ -244,9 +244,7 @@ export const manyKernelsScenario: Scenario = {
         `${kind}: start ${result.started.toFixed(0)} ms, delete ${result.deleted.toFixed(0)} ms, RSS per idle kernel ${(result.soon / MB).toFixed(2)} MB after ${soonMs / 1000} s, ${(result.idle / MB).toFixed(2)} MB after ${idleMs / 1000} s`,
       );
     }
-    const shippedNote = bundleProblem
-      ? 'nbserve from TypeScript source through tsx (the bundle could not be built)'
-      : 'nbserve: the shipped bin, `node packages/cli/dist/nbserve.js`';
+    const shippedNote = nbserveBinNote(bundleProblem);
     ctx.record({
       metric: `${count} kernels started at once, all ready`,
       unit: 'ms',

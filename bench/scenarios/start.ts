@@ -1,4 +1,4 @@
-import { ensureCliBundle } from '../lib/cli-bundle.js';
+import { ensureCliBundle, nbserveBinNote } from '../lib/cli-bundle.js';
 import type { BenchContext } from '../lib/context.js';
 import { rss } from '../lib/processes.js';
 import type { Subject } from '../lib/report.js';
@@ -76,9 +76,7 @@ export const startScenario: Scenario = {
       return values;
     };
     const shipped = bundleProblem ? 'nbserve (source)' : 'nbserve';
-    const shippedNote = bundleProblem
-      ? 'nbserve from TypeScript source through tsx (the bundle could not be built)'
-      : 'nbserve: the shipped bin, `node packages/cli/dist/nbserve.js` (one esbuild bundle)';
+    const shippedNote = nbserveBinNote(bundleProblem);
     ctx.record({
       metric: `start to first 200 on /api (median of ${runs})`,
       unit: 'ms',
