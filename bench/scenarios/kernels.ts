@@ -257,14 +257,15 @@ export const manyKernelsScenario: Scenario = {
       values: deleteAll,
       notes: ['floor: shutdown_request on control to each kernel, wait for its process to exit'],
     });
-    const perKernelNote =
-      "(RSS with the kernels - RSS with one warm-up kernel) / count; kernels' own processes are not counted";
     ctx.record({
       metric: `server RSS per idle kernel, ${idleMs / 1000} s after the start`,
       unit: 'MB',
       values: perKernelIdle,
       targets: [{ kind: 'ratio', against: 'jupyter_server', op: '<=', bound: 1, text: '≤ jupyter_server' }],
-      notes: [perKernelNote, shippedNote],
+      notes: [
+        "(RSS with the kernels - RSS with one warm-up kernel) / count; kernels' own processes are not counted",
+        shippedNote,
+      ],
     });
     ctx.record({
       metric: `server RSS per kernel, ${soonMs / 1000} s after the start`,

@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { badRequest } from '../errors.js';
 import type { RawMessage } from './types.js';
 
@@ -19,6 +18,7 @@ const ONE_SHOT_MAX_BYTES = 64 * 1024;
 
 /** `crypto.hash` (Node ≥ 20.12): a one-shot digest that creates no Hash object. */
 const oneShotHash: typeof crypto.hash | undefined = crypto.hash;
+const { createHash, createHmac, timingSafeEqual } = crypto;
 
 /** One buffer for every signer's inner hash input: signing is synchronous, so it is never shared mid-use. */
 let scratch = Buffer.allocUnsafe(4096);
