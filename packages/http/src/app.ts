@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { authMiddleware } from './auth/middleware.js';
+import { mountPath } from './base-url.js';
 import type { NbserveEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import { bodyLimit } from './middleware/body-limit.js';
@@ -38,6 +39,7 @@ import { registerOutputFrameRoutes } from './routes/web/output-frame.js';
 import { registerPrintRoutes } from './routes/web/print.js';
 import { registerRootRoutes } from './routes/web/root.js';
 import { registerTreeRoutes } from './routes/web/tree.js';
+import { registerViewRoutes } from './routes/web/view.js';
 import { createServices, type Services } from './services.js';
 import { registerStaticRoutes } from './static.js';
 import { registerChannelsRoute } from './ws/channels-route.js';
@@ -112,6 +114,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerNotebookPageRoutes(api);
   registerEditRoutes(api);
   registerPrintRoutes(api);
+  registerViewRoutes(api);
   registerNewNotebookRoutes(api);
   registerOutputFrameRoutes(api);
 
@@ -119,8 +122,8 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.all('*', fallback);
   api.onError((error, c) => errorResponse(c, error));
 
-  const base = services.options.baseUrl;
-  const app = (base === '/' ? api : new Hono<NbserveEnv>().route(base.slice(0, -1), api)) as NbserveApp;
+  const mount = mountPath(services.options.baseUrl);
+  const app = (mount === '' ? api : new Hono<NbserveEnv>().route(mount, api)) as NbserveApp;
   return Object.assign(app, {
     services,
     close: () => services.close(),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
+import { decodeLikeRouter } from './base-url.js';
 
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
 export interface NbserveOptions {
@@ -150,16 +151,27 @@ export function resolveOptions(input: OptionsInput): NbserveOptions {
 }
 
 /**
- * `/`-wrapped base URL with single slashes. Only plain path characters are allowed: the value
- * ends up in every Location header and cookie path, so `?`, `#`, `\\`, `..` or spaces are refused.
+ * `/`-wrapped base URL with single slashes. Only plain path characters and well-formed percent
+ * escapes are allowed: the value ends up in every Location header and cookie path, so `?`, `#`,
+ * `\\`, `..` or spaces are refused; and since it is also a route, a segment may not read as a route
+ * pattern (`:name`, `*`, `{}`) once decoded.
  */
 export function normalizeBaseUrl(baseUrl: string | undefined): string {
   let url = (baseUrl ?? '/').trim();
   if (!url.startsWith('/')) url = `/${url}`;
   if (!url.endsWith('/')) url = `${url}/`;
   url = url.replace(/\/{2,}/g, '/');
-  if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(url) || url.split('/').some((part) => part === '..' || part === '.')) {
-    throw new Error(`Invalid base URL ${JSON.stringify(baseUrl)}: use a plain path such as /nb/`);
+  const invalid = () => new Error(`Invalid base URL ${JSON.stringify(baseUrl)}: use a plain path such as /nb/`);
+  if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(url) || /%(?![0-9A-Fa-f]{2})/.test(url)) throw invalid();
+  let routed: string;
+  try {
+    routed = decodeLikeRouter(url);
+  } catch {
+    throw invalid(); // an escape that is not UTF-8
+  }
+  const segments = [...url.split('/'), ...routed.split('/')];
+  if (segments.some((part) => part === '..' || part === '.' || part.startsWith(':') || /[*{}]/.test(part))) {
+    throw invalid();
   }
   return url;
 }

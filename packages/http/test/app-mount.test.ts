@@ -119,6 +119,42 @@ describe('mounted in a host Hono app', () => {
   });
 });
 
+describe('prefixes as the client sent them', () => {
+  it('a base URL with escapes the router decodes (%20) routes, and Locations and cookies repeat it', async () => {
+    const f = await makeFixture({ baseUrl: '/a%20b/' });
+    try {
+      expect((await f.app.request('http://localhost/a%20b/api/status', { headers: auth })).status).toBe(200);
+      const root = await f.app.request(`http://localhost/a%20b/?token=${TOKEN}`, { headers: { accept: 'text/html' } });
+      expect(root.headers.get('location')).toBe('/a%20b/');
+      expect(root.headers.getSetCookie().find((c) => c.startsWith('username-'))).toMatch(/Path=\/a%20b\//);
+      const page = await f.app.request('http://localhost/a%20b/tree', { headers: auth });
+      expect(await page.text()).toContain('"baseUrl":"/a%20b/"');
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it('a host mount with a parameter puts the value the client sent in Locations, not the pattern', async () => {
+    const f = await makeFixture();
+    try {
+      const host = new Hono().route('/:tenant', f.app);
+      const login = await host.request('http://localhost/acme/tree');
+      expect(login.headers.get('location')).toBe(`/acme/login?next=${encodeURIComponent('/acme/tree')}`);
+      const created = await host.request('http://localhost/acme/api/contents', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ type: 'file', ext: '.txt' }),
+      });
+      expect(created.headers.get('location')).toBe('/acme/api/contents/untitled.txt');
+      expect((await host.request('http://localhost/acme/', { headers: auth })).headers.get('location')).toBe(
+        '/acme/tree',
+      );
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
+
 describe('attached to a foreign http.Server', () => {
   let f: Fixture;
   let server: http.Server;
@@ -148,6 +184,10 @@ describe('attached to a foreign http.Server', () => {
     expect((await fetch(`http://${base}/nb/api`)).status).toBe(200);
     expect((await fetch(`http://${base}/nb/api/status`)).status).toBe(403);
     expect((await fetch(`http://${base}/nb/api/status`, { headers: auth })).status).toBe(200);
+    // The prefix with its trailing slash is nbserve's root, as printed.
+    const root = await fetch(`http://${base}/nb/`, { headers: auth, redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/nb/tree');
   });
 
   it('bridges WebSocket upgrades and picks the kernel subprotocol', async () => {
@@ -184,7 +224,28 @@ describe('base URL validation', () => {
     expect(normalizeBaseUrl(input)).toBe(expected);
   });
 
-  it.each(['/a b/', '/x?y/', '/x#y', '/a\\b/', '/../x/', '/./', '/<script>/'])('refuses %j', (input) => {
+  it.each(['/a%40b/', '/user/a%40b/', '/a%20b/', '/a:b/', '/x%2Fy/'])('keeps %j as given', (input) => {
+    expect(normalizeBaseUrl(input)).toBe(input);
+  });
+
+  it.each([
+    '/a b/',
+    '/x?y/',
+    '/x#y',
+    '/a\\b/',
+    '/../x/',
+    '/./',
+    '/<script>/',
+    // malformed or non-UTF-8 escapes, and what decodes to a dot segment or a route pattern
+    '/a%zz/',
+    '/a%/',
+    '/%FF/',
+    '/%2E%2E/x/',
+    '/:user/',
+    '/a*/',
+    '/%2A/',
+    '/%7Bx%7D/',
+  ])('refuses %j', (input) => {
     expect(() => normalizeBaseUrl(input)).toThrow(/Invalid base URL/);
   });
 });

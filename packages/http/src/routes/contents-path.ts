@@ -1,6 +1,5 @@
 import { badRequest } from '@nbserve/core';
 import type { Context } from 'hono';
-import { baseRoutePath } from 'hono/route';
 import type { NbserveEnv } from '../env.js';
 
 /**
@@ -38,13 +37,9 @@ export function rawPathAfter(c: Context<NbserveEnv>, prefix: string): string {
   return at === -1 ? '' : pathname.slice(at + prefix.length);
 }
 
-/**
- * The URL prefix the client reached this app under, ending in `/`: a host app's mount path plus
- * `baseUrl`, taken from the matched route so `Location` headers are right however nbserve is mounted.
- */
+/** The URL prefix the client reached this app under, ending in `/` (see the context middleware). */
 export function urlBase(c: Context<NbserveEnv>): string {
-  const mount = baseRoutePath(c);
-  return mount === '/' || mount === '' ? '/' : `${mount.replace(/\/+$/, '')}/`;
+  return c.get('baseUrl');
 }
 
 /** `a b/c#.ipynb` -> `a%20b/c%23.ipynb`: every segment URL-escaped on its own. */

@@ -1,7 +1,13 @@
 import type { Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
 
-/** `GET /` goes to the dashboard, keeping the query string (as Notebook 6 does). */
+/**
+ * `GET /` goes to the dashboard, keeping the query string (as Notebook 6 does). Under a base URL
+ * or mount path `/x`, Hono routes only `/x` to the app's `/`; `/x/` (the URL nbserve prints) takes
+ * the catch-all, so the app's root is recognised by its relative path.
+ */
 export function registerRootRoutes(app: Hono<NbserveEnv>): void {
-  app.get('/', (c) => c.redirect(`${c.get('baseUrl')}tree${new URL(c.req.url).search}`, 302));
+  app.get('*', (c, next) =>
+    c.get('relPath') === '/' ? c.redirect(`${c.get('baseUrl')}tree${new URL(c.req.url).search}`, 302) : next(),
+  );
 }

@@ -1,0 +1,526 @@
+/**
+ * Every route of every generation (current /api, the older single-directory routes, the web
+ * pages, WebSockets) at least once under every entry of the base-URL matrix: the root, escaped
+ * base URLs (the browser sends `%40` as is) and a mount in a host app. Asserts real content, that
+ * every Location stays under the prefix, and that cookies carry a Path the browser sends back.
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookieJar } from '../../../testing/cookie-jar.js';
+import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
+import { type Frame, open } from './legacy-ws.js';
+
+const NAVIGATE = { accept: 'text/html', 'sec-fetch-mode': 'navigate' };
+
+function notebookJson(source: string): string {
+  return JSON.stringify({
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: { kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' } },
+    cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, execution_count: null, outputs: [] }],
+  });
+}
+
+/** The JSON config block of an nbserve page. */
+function pageConfig(html: string): { baseUrl: string; path: string; outputFrameUrl?: string } {
+  const match = /<script type="application\/json" id="nbserve-config">(.*?)<\/script>/s.exec(html);
+  if (!match?.[1]) throw new Error(`no page config in ${html.slice(0, 200)}`);
+  return JSON.parse(match[1]);
+}
+
+describe.each(BASE_URL_MATRIX)('$name', (entry) => {
+  let s: TestServer;
+  let transports: [string, Send][];
+
+  beforeAll(async () => {
+    const profiles = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'nbserve-profiles-'));
+    await fs.mkdir(path.join(profiles, 'profile_default'));
+    s = await startServer({
+      ...entry,
+      options: { defaultKernelName: 'javascript', profileSearchDirs: [profiles], nbconvertCommand: false },
+    });
+    await fs.mkdir(path.join(s.root, 'work'));
+    await fs.writeFile(path.join(s.root, 'work', 'Demo.ipynb'), notebookJson('const answer = 6 * 7'));
+    await fs.writeFile(path.join(s.root, 'work', 'notes.txt'), 'hello from notes');
+    await fs.writeFile(path.join(s.root, 'Top.ipynb'), notebookJson('top = 1'));
+    await fs.writeFile(path.join(s.root, 'page.html'), '<p>viewed</p>');
+    transports = [
+      ['socket', s.fetch],
+      ['in-process', s.request],
+    ];
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  describe('the root and the ?token= login a browser goes through', () => {
+    it('the printed URL (prefix + ?token=) logs in, drops the token, and reaches the dashboard', async () => {
+      for (const [via, send] of transports) {
+        const jar = new CookieJar();
+        const first = await send(`?token=${s.token}`, { auth: false, headers: NAVIGATE });
+        expect(first.status, via).toBe(302);
+        expect(first.headers.get('location'), via).toBe(s.prefix);
+        jar.store(first, s.prefix);
+        const cookies = jar.all();
+        expect(cookies.map((c) => c.name).sort(), via).toEqual(['_xsrf', expect.stringMatching(/^username-/)]);
+        for (const cookie of cookies) expect(cookie.path, `${via} ${cookie.name}`).toBe(s.prefix);
+
+        const root = await send('', { auth: false, headers: { ...NAVIGATE, cookie: jar.header(s.prefix) } });
+        expect(root.status, via).toBe(302);
+        expect(root.headers.get('location'), via).toBe(s.path('tree'));
+
+        const tree = await send('tree', { auth: false, headers: { ...NAVIGATE, cookie: jar.header(s.path('tree')) } });
+        expect(tree.status, via).toBe(200);
+        const html = await tree.text();
+        expect(html).toContain('class="page-dashboard"');
+        expect(pageConfig(html)).toMatchObject({ baseUrl: s.prefix, path: '' });
+        // The page's API calls go to <prefix>api/...: the login cookie must be sent there.
+        const cookie = jar.header(s.path('api/contents'));
+        expect(cookie, via).toMatch(/username-/);
+        const listing = await send('api/contents', { auth: false, headers: { cookie } });
+        expect(listing.status, via).toBe(200);
+      }
+    });
+
+    it('the prefix without its trailing slash works too', async () => {
+      if (s.prefix === '/') return;
+      const bare = s.prefix.slice(0, -1);
+      for (const [via, send] of transports) {
+        const login = await send(bare, { auth: false, headers: NAVIGATE });
+        expect(login.status, via).toBe(302);
+        expect(login.headers.get('location'), via).toBe(`${s.prefix}login?next=${encodeURIComponent(bare)}`);
+        const withToken = await send(`${bare}?token=${s.token}`, { auth: false, headers: NAVIGATE });
+        expect(withToken.status, via).toBe(302);
+        expect(withToken.headers.get('location'), via).toBe(bare);
+        const root = await send(bare, {});
+        expect(root.headers.get('location'), via).toBe(s.path('tree'));
+      }
+    });
+
+    it('the root keeps the query and answers token requests without a browser', async () => {
+      for (const [via, send] of transports) {
+        const res = await send(`?token=${s.token}&x=1`, { auth: false });
+        expect(res.status, via).toBe(302);
+        expect(res.headers.get('location'), via).toBe(`${s.path('tree')}?token=${s.token}&x=1`);
+      }
+    });
+  });
+
+  describe('login and logout', () => {
+    it('sends anonymous page requests to the login page with a next= under the prefix', async () => {
+      for (const [via, send] of transports) {
+        const res = await send('tree/work', { auth: false, headers: NAVIGATE });
+        expect(res.status, via).toBe(302);
+        expect(res.headers.get('location'), via).toBe(
+          `${s.prefix}login?next=${encodeURIComponent(s.path('tree/work'))}`,
+        );
+      }
+    });
+
+    it('logs in through the form and out again, with cookies on the prefix', async () => {
+      for (const [via, send] of transports) {
+        const jar = new CookieJar();
+        const next = s.path('tree/work');
+        const form = await send(`login?next=${encodeURIComponent(next)}`, { auth: false });
+        expect(form.status, via).toBe(200);
+        jar.store(form, s.path('login'));
+        const html = await form.text();
+        expect(html).toContain(`action="${s.prefix}login?next=${encodeURIComponent(next)}"`);
+        const xsrf = jar.get('_xsrf', s.path('login'));
+        expect(xsrf, via).toBeTruthy();
+        const posted = await send(`login?next=${encodeURIComponent(next)}`, {
+          auth: false,
+          method: 'POST',
+          headers: { cookie: jar.header(s.path('login')), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ password: s.token, _xsrf: xsrf as string }).toString(),
+        });
+        expect(posted.status, via).toBe(302);
+        expect(posted.headers.get('location'), via).toBe(next);
+        jar.store(posted, s.path('login'));
+        const login = jar.all().find((c) => c.name.startsWith('username-'));
+        expect(login?.path, via).toBe(s.prefix);
+        expect(login?.httpOnly, via).toBe(true);
+        const page = await send('tree/work', { auth: false, headers: { cookie: jar.header(next) } });
+        expect(page.status, via).toBe(200);
+
+        const out = await send('logout', { auth: false, headers: { cookie: jar.header(s.path('logout')) } });
+        expect(out.status, via).toBe(200);
+        expect(await out.text()).toContain(`href="${s.prefix}login"`);
+        jar.store(out, s.path('logout'));
+        expect(
+          jar.all().some((c) => c.name.startsWith('username-')),
+          via,
+        ).toBe(false);
+        const after = await send('tree/work', { auth: false, headers: { ...NAVIGATE, cookie: jar.header(next) } });
+        expect(after.status, via).toBe(302);
+      }
+    });
+
+    it('GET login when already logged in goes on to next', async () => {
+      for (const [via, send] of transports) {
+        const res = await send(`login?next=${encodeURIComponent(s.path('tree'))}`);
+        expect(res.status, via).toBe(302);
+        expect(res.headers.get('location'), via).toBe(s.path('tree'));
+      }
+    });
+  });
+
+  describe('web pages', () => {
+    it('tree, with and without trailing slashes, and its redirects for files', async () => {
+      for (const [via, send] of transports) {
+        const tree = await send('tree/work');
+        expect(tree.status, via).toBe(200);
+        const config = pageConfig(await tree.text());
+        expect(config).toMatchObject({ baseUrl: s.prefix, path: 'work' });
+        expect(config.outputFrameUrl).toBe(s.path('output-frame'));
+        // Trailing slashes on pages name the same directory (as Notebook 6's `/tree/` does).
+        for (const [relative, dir] of [
+          ['tree/', ''],
+          ['tree/work/?sort=name', 'work'],
+        ] as const) {
+          const page = await send(relative);
+          expect(page.status, `${via} ${relative}`).toBe(200);
+          expect(pageConfig(await page.text())).toMatchObject({ baseUrl: s.prefix, path: dir });
+        }
+        expect((await send('tree/work/Demo.ipynb')).headers.get('location'), via).toBe(
+          s.path('notebooks/work/Demo.ipynb'),
+        );
+        expect((await send('tree/work/notes.txt')).headers.get('location'), via).toBe(s.path('files/work/notes.txt'));
+        expect((await send('tree/missing')).status, via).toBe(404);
+      }
+    });
+
+    it('notebook, editor, view and print pages', async () => {
+      for (const [via, send] of transports) {
+        const notebook = await send('notebooks/work/Demo.ipynb');
+        expect(notebook.status, via).toBe(200);
+        const html = await notebook.text();
+        expect(html).toContain('class="page-notebook"');
+        expect(pageConfig(html)).toMatchObject({ baseUrl: s.prefix, path: 'work/Demo.ipynb' });
+        const slash = await send('notebooks/work/Demo.ipynb/');
+        expect(pageConfig(await slash.text()), via).toMatchObject({ baseUrl: s.prefix, path: 'work/Demo.ipynb' });
+        expect((await send('notebooks/work')).headers.get('location'), via).toBe(s.path('tree/work'));
+
+        const editor = await send('edit/work/notes.txt');
+        expect(editor.status, via).toBe(200);
+        const editorHtml = await editor.text();
+        expect(editorHtml).toContain('class="page-editor"');
+        expect(pageConfig(editorHtml)).toMatchObject({ baseUrl: s.prefix, path: 'work/notes.txt' });
+
+        const view = await send('view/page.html');
+        expect(view.status, via).toBe(200);
+        expect(await view.text()).toContain(`src="${s.path('files/page.html')}"`);
+
+        const print = await send('print/work/Demo.ipynb');
+        expect(print.status, via).toBe(200);
+        expect(await print.text()).toContain('const answer = 6 * 7');
+      }
+    });
+
+    it('static assets, the output frame and the page script URLs', async () => {
+      for (const [via, send] of transports) {
+        const html = await (await send('tree')).text();
+        const scripts = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1] as string);
+        expect(scripts.length, via).toBeGreaterThan(0);
+        for (const asset of scripts) {
+          expect(asset.startsWith(s.path('static/')), asset).toBe(true);
+          const res = await send(asset, { auth: false });
+          expect(res.status, asset).toBe(200);
+          expect(res.headers.get('content-type')).toMatch(/javascript|css/);
+        }
+        const frame = await send('output-frame');
+        expect(frame.status, via).toBe(200);
+        expect(await frame.text()).toMatch(new RegExp(`src="${escapeRegExp(s.path('static/'))}[^"]+\\.js"`));
+      }
+    });
+
+    it('GET new makes a notebook and opens its page under the prefix', async () => {
+      const res = await s.fetch('new');
+      expect(res.status).toBe(302);
+      const location = res.headers.get('location') ?? '';
+      expect(location).toMatch(new RegExp(`^${escapeRegExp(s.path('notebooks/'))}Untitled\\d*\\.ipynb$`));
+      await fs.rm(path.join(s.root, decodeURIComponent(location.slice(s.path('notebooks/').length))));
+    });
+  });
+
+  describe('files, kernelspec resources and export', () => {
+    it('/files serves bytes, HEAD too', async () => {
+      for (const [via, send] of transports) {
+        const res = await send('files/work/notes.txt');
+        expect(res.status, via).toBe(200);
+        expect(await res.text()).toBe('hello from notes');
+        expect((await send('files/work/notes.txt', { method: 'HEAD' })).status, via).toBe(200);
+        const download = await send('files/work/notes.txt?download=1');
+        expect(download.headers.get('content-disposition'), via).toMatch(/attachment/);
+      }
+    });
+
+    it('kernelspec models point at resources under the prefix, and those resolve', async () => {
+      for (const [via, send] of transports) {
+        const specs = (await (await send('api/kernelspecs')).json()) as {
+          default: string;
+          kernelspecs: Record<string, { name: string; resources: Record<string, string> }>;
+        };
+        expect(specs.default, via).toBe('javascript');
+        const logo = specs.kernelspecs.javascript?.resources['logo-64x64'] ?? '';
+        expect(logo.startsWith(s.path('kernelspecs/javascript/')), logo).toBe(true);
+        const res = await send(logo);
+        expect(res.status, via).toBe(200);
+        expect(res.headers.get('content-type')).toBe('image/png');
+        const one = (await (await send('api/kernelspecs/javascript')).json()) as { name: string };
+        expect(one.name, via).toBe('javascript');
+      }
+    });
+
+    it('nbconvert: the exporter list, GET and POST conversions, and the redirect for non-notebooks', async () => {
+      for (const [via, send] of transports) {
+        const exporters = (await (await send('api/nbconvert')).json()) as Record<string, unknown>;
+        expect(exporters, via).toHaveProperty('script');
+        const script = await send('nbconvert/script/work/Demo.ipynb');
+        expect(script.status, via).toBe(200);
+        expect(await script.text()).toContain('const answer = 6 * 7');
+        const html = await send('nbconvert/html/work/Demo.ipynb');
+        expect(html.status, via).toBe(200);
+        expect(await html.text()).toContain('answer');
+        const posted = await send('nbconvert/script', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x.ipynb', content: JSON.parse(notebookJson('posted = true')) }),
+        });
+        expect(posted.status, via).toBe(200);
+        expect(await posted.text()).toContain('posted = true');
+        const other = await send('nbconvert/script/work/notes.txt');
+        expect(other.status, via).toBe(302);
+        expect(other.headers.get('location')?.startsWith(s.prefix), via).toBe(true);
+      }
+    });
+  });
+
+  describe('the current API', () => {
+    it('version, status, me, config and the trailing-slash redirect', async () => {
+      for (const [via, send] of transports) {
+        expect(await (await send('api', { auth: false })).json(), via).toEqual({ version: expect.any(String) });
+        expect(await (await send('api/status')).json(), via).toMatchObject({ kernels: expect.any(Number) });
+        expect(await (await send('api/me')).json(), via).toMatchObject({ identity: { username: expect.any(String) } });
+        expect((await send('api/config/notebook')).status, via).toBe(200);
+        const slash = await send('api/status/');
+        expect(slash.status, via).toBe(302);
+        expect(slash.headers.get('location'), via).toBe(s.path('api/status'));
+        const missing = await send('api/nothing');
+        expect(missing.status, via).toBe(404);
+        expect(await missing.json(), via).toEqual({ message: 'Not Found', reason: null });
+        expect((await send('api/status', { auth: false })).status, via).toBe(403);
+      }
+    });
+
+    it('contents: list, create with Location, checkpoints, rename, delete, and /api/notebooks', async () => {
+      for (const [via, send] of transports) {
+        const root = (await (await send('api/contents')).json()) as { type: string; content: { name: string }[] };
+        expect(root.type, via).toBe('directory');
+        expect(root.content.map((e) => e.name).sort(), via).toEqual(expect.arrayContaining(['Top.ipynb', 'work']));
+        const dir = (await (await send('api/contents/work/')).json()) as { path: string };
+        expect(dir.path, via).toBe('work');
+        const name = `made-${via}.txt`;
+        const put = await send(`api/contents/work/${name}`, {
+          method: 'PUT',
+          body: JSON.stringify({ type: 'file', format: 'text', content: 'made' }),
+        });
+        expect(put.status, via).toBe(201);
+        expect(put.headers.get('location'), via).toBe(s.path(`api/contents/work/${name}`));
+        const checkpoint = await send(`api/contents/work/${name}/checkpoints`, { method: 'POST' });
+        expect(checkpoint.status, via).toBe(201);
+        expect(checkpoint.headers.get('location')?.startsWith(s.path(`api/contents/work/${name}/checkpoints/`))).toBe(
+          true,
+        );
+        const renamed = await send(`api/contents/work/${name}`, {
+          method: 'PATCH',
+          body: JSON.stringify({ path: `work/renamed-${name}` }),
+        });
+        expect(renamed.status, via).toBe(200);
+        expect((await send(`api/contents/work/renamed-${name}`, { method: 'DELETE' })).status, via).toBe(204);
+        const old = await send('api/notebooks/work?type=directory');
+        expect(old.status, via).toBe(307);
+        expect(old.headers.get('location'), via).toBe(`${s.path('api/contents/work')}?type=directory`);
+      }
+    });
+
+    it('cookie-authenticated writes need the XSRF cookie the pages set, on the same path', async () => {
+      for (const [via, send] of transports) {
+        const jar = new CookieJar();
+        jar.store(await send(`?token=${s.token}`, { auth: false, headers: NAVIGATE }), s.prefix);
+        const target = s.path('api/contents/work');
+        const xsrf = jar.get('_xsrf', target);
+        expect(xsrf, via).toBeTruthy();
+        const created = await send('api/contents/work', {
+          auth: false,
+          method: 'POST',
+          headers: { cookie: jar.header(target), 'x-xsrftoken': xsrf as string },
+          body: JSON.stringify({ type: 'file', ext: '.txt' }),
+        });
+        expect(created.status, via).toBe(201);
+        const model = (await created.json()) as { path: string };
+        expect((await send(`api/contents/${model.path}`, { method: 'DELETE' })).status, via).toBe(204);
+      }
+    });
+
+    it('kernels, sessions and the kernel WebSocket', async () => {
+      const started = await s.fetch('api/kernels', { method: 'POST', body: JSON.stringify({ name: 'javascript' }) });
+      expect(started.status).toBe(201);
+      const kernel = (await started.json()) as { id: string; name: string };
+      expect(started.headers.get('location')).toBe(s.path(`api/kernels/${kernel.id}`));
+      try {
+        for (const [via, send] of transports) {
+          expect(await (await send(`api/kernels/${kernel.id}`)).json(), via).toMatchObject({ id: kernel.id });
+          expect(
+            ((await (await send('api/kernels')).json()) as { id: string }[]).map((k) => k.id),
+            via,
+          ).toContain(kernel.id);
+        }
+        const socket = await open(`${s.wsUrl(`api/kernels/${kernel.id}/channels`)}?session_id=${randomUUID()}`, {
+          authorization: `token ${s.token}`,
+        });
+        const request = {
+          header: { msg_id: randomUUID(), msg_type: 'kernel_info_request', session: randomUUID(), username: 't' },
+          parent_header: {},
+          metadata: {},
+          content: {},
+          channel: 'shell',
+        };
+        socket.ws.send(JSON.stringify(request));
+        const reply = await socket.waitFor(
+          (f) => f.header.msg_type === 'kernel_info_reply' && f.parent_header.msg_id === request.header.msg_id,
+        );
+        expect(reply.content).toMatchObject({ status: 'ok', language_info: { name: 'javascript' } });
+        socket.ws.close();
+        expect((await s.fetch(`api/kernels/${kernel.id}/interrupt`, { method: 'POST' })).status).toBe(204);
+      } finally {
+        await s.fetch(`api/kernels/${kernel.id}`, { method: 'DELETE' });
+      }
+
+      const session = await s.fetch('api/sessions', {
+        method: 'POST',
+        body: JSON.stringify({ path: 'work/Demo.ipynb', type: 'notebook', kernel: { name: 'javascript' } }),
+      });
+      expect(session.status).toBe(201);
+      const model = (await session.json()) as { id: string; kernel: { id: string } };
+      expect(session.headers.get('location')).toBe(s.path(`api/sessions/${model.id}`));
+      for (const [via, send] of transports) {
+        expect(await (await send(`api/sessions/${model.id}`)).json(), via).toMatchObject({ path: 'work/Demo.ipynb' });
+        expect(((await (await send('api/sessions')).json()) as unknown[]).length, via).toBe(1);
+      }
+      expect((await s.fetch(`api/sessions/${model.id}`, { method: 'DELETE' })).status).toBe(204);
+    });
+
+    it('clusters at /api/clusters and /clusters', async () => {
+      for (const [via, send] of transports) {
+        for (const prefix of ['api/clusters', 'clusters']) {
+          const list = (await (await send(prefix)).json()) as { profile: string; status: string }[];
+          expect(list, `${via} ${prefix}`).toEqual([
+            expect.objectContaining({ profile: 'default', status: 'stopped' }),
+          ]);
+          expect(await (await send(`${prefix}/default`)).json()).toMatchObject({ profile: 'default' });
+        }
+      }
+    });
+  });
+
+  describe('the older single-directory routes', () => {
+    it('notebooks by id: list, JSON, pages, copy, print, name redirect, create', async () => {
+      for (const [via, send] of transports) {
+        const list = (await (await send('notebooks')).json()) as { notebook_id: string; name: string }[];
+        const top = list.find((n) => n.name === 'Top');
+        expect(top, via).toBeDefined();
+        const id = top?.notebook_id as string;
+        const json = (await (await send(`notebooks/${id}`)).json()) as { worksheets: unknown[] };
+        expect(json.worksheets, via).toHaveLength(1);
+        expect((await send(id)).headers.get('location'), via).toBe(s.path('notebooks/Top.ipynb'));
+        expect((await send('Top.ipynb')).headers.get('location'), via).toBe(s.path(id));
+        const print = await send(`${id}/print`);
+        expect(print.status, via).toBe(200);
+        expect(await print.text()).toContain('top = 1');
+        const copy = await send(`${id}/copy`);
+        expect(copy.headers.get('location'), via).toMatch(
+          new RegExp(`^${escapeRegExp(s.path('notebooks/'))}Top-Copy\\d+\\.ipynb$`),
+        );
+        const created = await send('notebooks', { method: 'POST' });
+        expect(created.headers.get('location'), via).toMatch(
+          new RegExp(`^${escapeRegExp(s.path('notebooks/'))}[0-9a-f-]{36}$`),
+        );
+      }
+    });
+
+    it('reST rendering, GET and POST', async () => {
+      for (const [via, send] of transports) {
+        const posted = await send('rstservice/render', { method: 'POST', body: '*emphasis*' });
+        expect(posted.status, via).toBe(200);
+        expect(await posted.text()).toContain('<em>emphasis</em>');
+        const got = await send('rstservice/render?text=**strong**');
+        expect(await got.text(), via).toContain('<strong>strong</strong>');
+      }
+    });
+
+    it('kernels: start for a notebook, list, model, per-channel sockets with first-frame credentials', async () => {
+      const list = (await (await s.fetch('notebooks')).json()) as { notebook_id: string; name: string }[];
+      const id = list.find((n) => n.name === 'Top')?.notebook_id as string;
+      const started = await s.fetch(`kernels?notebook=${id}`, { method: 'POST' });
+      expect(started.status).toBe(200);
+      const { ws_url, kernel_id } = (await started.json()) as { ws_url: string; kernel_id: string };
+      expect(started.headers.get('location')).toBe(s.path(`kernels/${kernel_id}`));
+      try {
+        for (const [via, send] of transports) {
+          expect(await (await send('kernels')).json(), via).toContain(kernel_id);
+          expect(await (await send(`kernels/${kernel_id}`)).json(), via).toMatchObject({ id: kernel_id });
+        }
+        // IPython 1.x opens `<ws_url><base>kernels/<id>/<channel>`, the base taken from the page.
+        const session = randomUUID();
+        const shell = await open(`${ws_url}${s.path(`kernels/${kernel_id}/shell`)}`, { origin: s.origin });
+        const iopub = await open(`${ws_url}${s.path(`kernels/${kernel_id}/iopub`)}`, { origin: s.origin });
+        shell.ws.send(`${session}:`);
+        iopub.ws.send(`${session}:`);
+        for (const socket of [shell, iopub]) socket.ws.close();
+        // Without credentials the first frame is refused: the sockets were reached, and authenticate.
+        const shellWithToken = await open(`${ws_url}${s.path(`kernels/${kernel_id}/shell`)}?token=${s.token}`, {
+          origin: s.origin,
+        });
+        shellWithToken.ws.send(`${session}:`);
+        const request: Frame = {
+          header: { msg_id: randomUUID(), username: 'old', session, msg_type: 'kernel_info_request' },
+          parent_header: {},
+          metadata: {},
+          content: {},
+        };
+        shellWithToken.ws.send(JSON.stringify(request));
+        const reply = await shellWithToken.waitFor((f) => f.header.msg_type === 'kernel_info_reply');
+        expect(reply.parent_header.msg_id).toBe(request.header.msg_id);
+        shellWithToken.ws.close();
+        expect((await shell.waitClosed()).code).toBeGreaterThan(0);
+      } finally {
+        expect((await s.fetch(`kernels/${kernel_id}`, { method: 'DELETE' })).status).toBe(204);
+      }
+    });
+  });
+
+  it('nothing answers outside the prefix', async () => {
+    if (s.prefix === '/') return;
+    expect((await fetch(`${s.origin}/api/status`, { headers: { authorization: `token ${s.token}` } })).status).toBe(
+      404,
+    );
+    // Routing is literal: `/a@b/` is not `/a%40b/`.
+    if (s.prefix.includes('%40')) {
+      const unescaped = `${s.origin}${decodeURIComponent(s.prefix)}api/status`;
+      expect((await fetch(unescaped, { headers: { authorization: `token ${s.token}` } })).status).toBe(404);
+    }
+  });
+
+  it('POST api/shutdown stops the server (last)', async () => {
+    expect((await s.fetch('api/shutdown', { method: 'POST' })).status).toBe(200);
+    await s.closed;
+    await expect(s.fetch('api')).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
