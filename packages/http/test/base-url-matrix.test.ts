@@ -308,6 +308,9 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         const slash = await send('api/status/');
         expect(slash.status, via).toBe(302);
         expect(slash.headers.get('location'), via).toBe(s.path('api/status'));
+        // The Location repeats the path as sent: still escaped, never raw spaces or non-ASCII bytes.
+        const escaped = await send('nothing/%C3%A9%20x/?q=1');
+        expect(escaped.headers.get('location'), via).toBe(`${s.path('nothing/%C3%A9%20x')}?q=1`);
         const missing = await send('api/nothing');
         expect(missing.status, via).toBe(404);
         expect(await missing.json(), via).toEqual({ message: 'Not Found', reason: null });

@@ -11,13 +11,15 @@ const NOT_FOUND_PAGE = `<!doctype html>
 /**
  * Registered after every route: `GET /x/` redirects to `/x` (query kept, leading slashes collapsed
  * so `//evil.com/` cannot become an open redirect), `/api/*` gets a JSON 404, the rest an HTML 404.
+ * The Location is the path as the client sent it (still percent-encoded, prefix included): the
+ * router's decoded path would put spaces and raw non-ASCII bytes into the header.
  */
 export const fallback: Handler<NbserveEnv> = (c) => {
   const relPath = c.get('relPath');
   const method = c.req.method;
   if ((method === 'GET' || method === 'HEAD') && relPath.length > 1 && relPath.endsWith('/')) {
-    const stripped = `${c.get('baseUrl')}${relPath.slice(1).replace(/\/+$/, '')}`.replace(/^[/\\]+/, '/');
-    const search = new URL(c.req.url).search;
+    const { pathname, search } = new URL(c.req.url);
+    const stripped = pathname.replace(/\/+$/, '').replace(/^[/\\]+/, '/');
     return c.redirect(`${stripped}${search}`, 302);
   }
   if (isApiPath(relPath)) throw notFound('Not Found');
