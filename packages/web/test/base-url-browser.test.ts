@@ -63,9 +63,7 @@ describe.each(ENTRIES)('in Chromium, $name', (entry) => {
     await cell.locator('.input-area').click();
     await page.keyboard.insertText('const where = "base-url"; [where, 6 * 7]');
     await page.keyboard.press('Shift+Enter');
-    await expect
-      .poll(() => cell.locator('.output-execute_result').textContent(), { timeout: 30_000 })
-      .toContain('42');
+    await expect.poll(() => cell.locator('.output-execute_result').textContent(), { timeout: 30_000 }).toContain('42');
 
     await page.keyboard.press('Control+s');
     await page.locator('.save-state[data-state=saved]').waitFor();
