@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { ContentsManager, KernelManager, type KernelMessage, SessionManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../../../testing/cookie-jar.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
@@ -28,6 +29,18 @@ function pageConfig(html: string): { baseUrl: string; path: string; outputFrameU
   const match = /<script type="application\/json" id="nbserve-config">(.*?)<\/script>/s.exec(html);
   if (!match?.[1]) throw new Error(`no page config in ${html.slice(0, 200)}`);
   return JSON.parse(match[1]);
+}
+
+/** Every script and stylesheet a page links must sit under the prefix and load. */
+async function expectAssetsLoad(html: string, s: TestServer, send: Send): Promise<void> {
+  const assets = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1] as string);
+  expect(assets.length).toBeGreaterThan(0);
+  for (const asset of assets) {
+    expect(asset.startsWith(s.path('static/')), asset).toBe(true);
+    const res = await send(asset, { auth: false });
+    expect(res.status, asset).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/javascript|css/);
+  }
 }
 
 describe.each(BASE_URL_MATRIX)('$name', (entry) => {
@@ -202,6 +215,11 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         const slash = await send('notebooks/work/Demo.ipynb/');
         expect(pageConfig(await slash.text()), via).toMatchObject({ baseUrl: s.prefix, path: 'work/Demo.ipynb' });
         expect((await send('notebooks/work')).headers.get('location'), via).toBe(s.path('tree/work'));
+        // A relative link in a notebook (`notes.txt`) resolves below notebooks/ and goes to the file.
+        expect((await send('notebooks/work/notes.txt')).headers.get('location'), via).toBe(
+          s.path('files/work/notes.txt'),
+        );
+        expect((await send('edit/work')).headers.get('location'), via).toBe(s.path('tree/work'));
 
         const editor = await send('edit/work/notes.txt');
         expect(editor.status, via).toBe(200);
@@ -219,20 +237,19 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
       }
     });
 
-    it('static assets, the output frame and the page script URLs', async () => {
+    it('static assets of every page, HEAD too, and the output frame', async () => {
       for (const [via, send] of transports) {
-        const html = await (await send('tree')).text();
-        const scripts = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1] as string);
-        expect(scripts.length, via).toBeGreaterThan(0);
-        for (const asset of scripts) {
-          expect(asset.startsWith(s.path('static/')), asset).toBe(true);
-          const res = await send(asset, { auth: false });
-          expect(res.status, asset).toBe(200);
-          expect(res.headers.get('content-type')).toMatch(/javascript|css/);
+        for (const page of ['tree', 'notebooks/work/Demo.ipynb', 'edit/work/notes.txt', 'print/work/Demo.ipynb']) {
+          const res = await send(page);
+          expect(res.status, `${via} ${page}`).toBe(200);
+          await expectAssetsLoad(await res.text(), s, send);
         }
+        const html = await (await send('tree')).text();
+        const script = /src="([^"]+\.js)"/.exec(html)?.[1] as string;
+        expect((await send(script, { auth: false, method: 'HEAD' })).status, via).toBe(200);
         const frame = await send('output-frame');
         expect(frame.status, via).toBe(200);
-        expect(await frame.text()).toMatch(new RegExp(`src="${escapeRegExp(s.path('static/'))}[^"]+\\.js"`));
+        await expectAssetsLoad(await frame.text(), s, send);
       }
     });
 
@@ -416,6 +433,37 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
       expect((await s.fetch(`api/sessions/${model.id}`, { method: 'DELETE' })).status).toBe(204);
     });
 
+    it("JupyterLab's own client (@jupyterlab/services): contents, a session and code run over its WebSocket", async () => {
+      const serverSettings = s.jupyterSettings();
+      const contents = new ContentsManager({ serverSettings });
+      const dir = await contents.get('work');
+      expect(dir.content.map((e: { name: string }) => e.name)).toContain('Demo.ipynb');
+      const kernels = new KernelManager({ serverSettings });
+      const sessions = new SessionManager({ serverSettings, kernelManager: kernels });
+      try {
+        const session = await sessions.startNew({
+          path: 'work/Demo.ipynb',
+          type: 'notebook',
+          name: 'Demo.ipynb',
+          kernel: { name: 'javascript' },
+        });
+        const kernel = session.kernel;
+        if (!kernel) throw new Error('the session has no kernel');
+        const future = kernel.requestExecute({ code: '6 * 7' });
+        const results: KernelMessage.IIOPubMessage[] = [];
+        future.onIOPub = (msg) => {
+          if (msg.header.msg_type === 'execute_result') results.push(msg);
+        };
+        expect((await future.done).content.status).toBe('ok');
+        expect(results[0]?.content).toMatchObject({ data: { 'text/plain': '42' } });
+        await session.shutdown();
+      } finally {
+        sessions.dispose();
+        kernels.dispose();
+        contents.dispose();
+      }
+    });
+
     it('clusters at /api/clusters and /clusters', async () => {
       for (const [via, send] of transports) {
         for (const prefix of ['api/clusters', 'clusters']) {
@@ -442,7 +490,9 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         expect((await send('Top.ipynb')).headers.get('location'), via).toBe(s.path(id));
         const print = await send(`${id}/print`);
         expect(print.status, via).toBe(200);
-        expect(await print.text()).toContain('top = 1');
+        const printed = await print.text();
+        expect(printed).toContain('top = 1');
+        await expectAssetsLoad(printed, s, send);
         const copy = await send(`${id}/copy`);
         expect(copy.headers.get('location'), via).toMatch(
           new RegExp(`^${escapeRegExp(s.path('notebooks/'))}Top-Copy\\d+\\.ipynb$`),
