@@ -7,13 +7,13 @@
  * entry of `BASE_URL_MATRIX`.
  */
 import { promises as fs } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import { type CreateAppOptions, createApp, type FetchApp, listen, type NbserveApp } from '@nbserve/http';
 import { Hono } from 'hono';
 import { WebSocket } from 'ws';
+import { requestOverSocket } from './http-client.js';
 
 /** Where nbserve is served: its own `--base-url`, and/or a mount path in a host Hono app. */
 export interface ServerEntry {
@@ -141,7 +141,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     host,
     logs,
     path: absolute,
-    fetch: (relative, options) => sendOverSocket(running.port, absolute(relative), init(options)),
+    fetch: (relative, options) => requestOverSocket(running.port, absolute(relative), init(options)),
     request: async (relative, options) => host.fetch(new Request(`${origin}${absolute(relative)}`, init(options))),
     wsUrl: (relative) => `ws://127.0.0.1:${running.port}${absolute(relative)}`,
     jupyterSettings: () =>
@@ -157,40 +157,4 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** One HTTP request with node:http, answered as a Fetch `Response`. */
-function sendOverSocket(port: number, target: string, init: RequestInit): Promise<Response> {
-  const body = init.body === undefined || init.body === null ? undefined : bodyBytes(init.body);
-  const headers: Record<string, string> = Object.fromEntries(new Headers(init.headers).entries());
-  if (body) headers['content-length'] = String(body.byteLength);
-  const method = init.method ?? 'GET';
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: '127.0.0.1', port, method, path: target, headers, agent: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const out = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) {
-            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) out.append(name, one);
-          }
-          const status = response.statusCode ?? 500;
-          const empty = status === 204 || status === 304 || method === 'HEAD';
-          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: out }));
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-function bodyBytes(body: NonNullable<RequestInit['body']>): Buffer {
-  if (typeof body === 'string' || body instanceof URLSearchParams) return Buffer.from(String(body));
-  if (body instanceof Uint8Array) return Buffer.from(body);
-  if (body instanceof ArrayBuffer) return Buffer.from(new Uint8Array(body));
-  throw new Error('startServer().fetch sends string, URLSearchParams and byte bodies');
 }
