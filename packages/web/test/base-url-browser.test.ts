@@ -42,7 +42,7 @@ describe.each(ENTRIES)('in Chromium, $name', (entry) => {
     await s?.close();
   });
 
-  it('opens the printed token URL, runs a cell in a notebook in a folder, and saves its output', async () => {
+  it('opens the printed token URL, runs a cell in a notebook in a folder, saves its output, links back', async () => {
     await page.goto(`${s.url}?token=${s.token}`);
     await page.waitForURL(`${s.url}tree`);
     await page.waitForSelector('body[data-ready]');
@@ -71,6 +71,14 @@ describe.each(ENTRIES)('in Chromium, $name', (entry) => {
     const outputs = saved.cells[0].outputs as { output_type: string; data?: Record<string, string | string[]> }[];
     const text = outputs.find((o) => o.output_type === 'execute_result')?.data?.['text/plain'];
     expect([text ?? []].flat().join('')).toBe("[ 'base-url', 42 ]");
+
+    // Back to the folder through the page's own link, then the running session links to the page.
+    await page.click('.brand');
+    await page.waitForURL(`${s.url}tree/work`);
+    await page.waitForSelector('body[data-ready]');
+    await page.click('[data-tab=running]');
+    const session = page.locator('.row[data-session] a').first();
+    expect(await session.getAttribute('href')).toBe(`${s.prefix}notebooks/work/Demo.ipynb`);
     expect(pageErrors).toEqual([]);
     expect(failedRequests).toEqual([]);
   });
