@@ -230,6 +230,8 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         const view = await send('view/page.html');
         expect(view.status, via).toBe(200);
         expect(await view.text()).toContain(`src="${s.path('files/page.html')}"`);
+        expect((await send('view/work')).status, via).toBe(404);
+        expect((await send('view/missing.html')).status, via).toBe(404);
 
         const print = await send('print/work/Demo.ipynb');
         expect(print.status, via).toBe(200);
