@@ -323,7 +323,11 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         expect(await (await send('api', { auth: false })).json(), via).toEqual({ version: expect.any(String) });
         expect(await (await send('api/status')).json(), via).toMatchObject({ kernels: expect.any(Number) });
         expect(await (await send('api/me')).json(), via).toMatchObject({ identity: { username: expect.any(String) } });
-        expect((await send('api/config/notebook')).status, via).toBe(200);
+        const patched = await send('api/me', { method: 'PATCH', body: JSON.stringify({ color: '#123456' }) });
+        expect(await patched.json(), via).toMatchObject({ status: 'success', identity: { color: '#123456' } });
+        const config = await send('api/config/matrix', { method: 'PUT', body: JSON.stringify({ via }) });
+        expect(config.status, via).toBeLessThan(300);
+        expect(await (await send('api/config/matrix')).json(), via).toEqual({ via });
         const slash = await send('api/status/');
         expect(slash.status, via).toBe(302);
         expect(slash.headers.get('location'), via).toBe(s.path('api/status'));
@@ -356,6 +360,15 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         expect(checkpoint.headers.get('location')?.startsWith(s.path(`api/contents/work/${name}/checkpoints/`))).toBe(
           true,
         );
+        const checkpointId = ((await checkpoint.json()) as { id: string }).id;
+        const listed = (await (await send(`api/contents/work/${name}/checkpoints`)).json()) as { id: string }[];
+        expect(
+          listed.map((c) => c.id),
+          via,
+        ).toEqual([checkpointId]);
+        const at = `api/contents/work/${name}/checkpoints/${checkpointId}`;
+        expect((await send(at, { method: 'POST' })).status, via).toBe(204);
+        expect((await send(at, { method: 'DELETE' })).status, via).toBe(204);
         const renamed = await send(`api/contents/work/${name}`, {
           method: 'PATCH',
           body: JSON.stringify({ path: `work/renamed-${name}` }),
@@ -416,6 +429,9 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         );
         expect(reply.content).toMatchObject({ status: 'ok', language_info: { name: 'javascript' } });
         socket.ws.close();
+        const restarted = await s.fetch(`api/kernels/${kernel.id}/restart`, { method: 'POST' });
+        expect(restarted.status).toBe(200);
+        expect(restarted.headers.get('location')).toBe(s.path(`api/kernels/${kernel.id}`));
         expect((await s.fetch(`api/kernels/${kernel.id}/interrupt`, { method: 'POST' })).status).toBe(204);
       } finally {
         await s.fetch(`api/kernels/${kernel.id}`, { method: 'DELETE' });
@@ -432,6 +448,11 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         expect(await (await send(`api/sessions/${model.id}`)).json(), via).toMatchObject({ path: 'work/Demo.ipynb' });
         expect(((await (await send('api/sessions')).json()) as unknown[]).length, via).toBe(1);
       }
+      const moved = await s.fetch(`api/sessions/${model.id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ path: 'work/Moved.ipynb' }),
+      });
+      expect(await moved.json()).toMatchObject({ id: model.id, path: 'work/Moved.ipynb' });
       expect((await s.fetch(`api/sessions/${model.id}`, { method: 'DELETE' })).status).toBe(204);
     });
 
@@ -500,9 +521,21 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
           new RegExp(`^${escapeRegExp(s.path('notebooks/'))}Top-Copy\\d+\\.ipynb$`),
         );
         const created = await send('notebooks', { method: 'POST' });
-        expect(created.headers.get('location'), via).toMatch(
-          new RegExp(`^${escapeRegExp(s.path('notebooks/'))}[0-9a-f-]{36}$`),
-        );
+        const createdAt = created.headers.get('location') ?? '';
+        expect(createdAt, via).toMatch(new RegExp(`^${escapeRegExp(s.path('notebooks/'))}[0-9a-f-]{36}$`));
+        const newId = createdAt.slice(s.path('notebooks/').length);
+        const v3 = (await (await send(`notebooks/${newId}`)).json()) as { metadata: { name: string } };
+        expect((await send(`notebooks/${newId}`, { method: 'PUT', body: JSON.stringify(v3) })).status, via).toBe(204);
+        const checkpoint = await send(`notebooks/${newId}/checkpoints`, { method: 'POST' });
+        const { checkpoint_id } = (await checkpoint.json()) as { checkpoint_id: string };
+        expect(checkpoint.headers.get('location'), via).toBe(s.path(`notebooks/${newId}/checkpoints/${checkpoint_id}`));
+        expect(await (await send(`notebooks/${newId}/checkpoints`)).json(), via).toEqual([
+          expect.objectContaining({ checkpoint_id }),
+        ]);
+        const checkpointAt = `notebooks/${newId}/checkpoints/${checkpoint_id}`;
+        expect((await send(checkpointAt, { method: 'POST' })).status, via).toBe(204);
+        expect((await send(checkpointAt, { method: 'DELETE' })).status, via).toBe(204);
+        expect((await send(`notebooks/${newId}`, { method: 'DELETE' })).status, via).toBe(204);
       }
     });
 
@@ -551,6 +584,18 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         expect(reply.parent_header.msg_id).toBe(request.header.msg_id);
         shellWithToken.ws.close();
         expect((await shell.waitClosed()).code).toBeGreaterThan(0);
+        // IPython 2.x's per-channel sockets live under api/.
+        const apiShell = await open(`${ws_url}${s.path(`api/kernels/${kernel_id}/shell`)}?token=${s.token}`, {
+          origin: s.origin,
+        });
+        apiShell.ws.send(`${session}:`);
+        const again: Frame = { ...request, header: { ...request.header, msg_id: randomUUID() } };
+        apiShell.ws.send(JSON.stringify(again));
+        const second = await apiShell.waitFor((f) => f.header.msg_type === 'kernel_info_reply');
+        expect(second.parent_header.msg_id).toBe(again.header.msg_id);
+        apiShell.ws.close();
+        expect((await s.fetch(`kernels/${kernel_id}/interrupt`, { method: 'POST' })).status).toBe(204);
+        expect((await s.fetch(`kernels/${kernel_id}/interrupt`)).status).toBe(204);
       } finally {
         expect((await s.fetch(`kernels/${kernel_id}`, { method: 'DELETE' })).status).toBe(204);
       }
