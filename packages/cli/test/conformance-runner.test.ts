@@ -64,7 +64,9 @@ describe('scripts/conformance/report.py', () => {
     });
     const out = await run('/usr/bin/python3', [REPORT, docs, ok, bad]);
     expect(out.code).toBe(1);
-    expect(out.stdout).toContain('FAILED   kernels/tests/test_kernels_api.py::KernelAPITest::test_copy_dir_400 :: failed here');
+    expect(out.stdout).toContain(
+      'FAILED   kernels/tests/test_kernels_api.py::KernelAPITest::test_copy_dir_400 :: failed here',
+    );
     expect(out.stdout).toContain('ERROR    kernels/tests/test_kernels_api.py::KernelAPITest::test_main_kernel_handler');
     expect(out.stdout).toContain('pytest output of bad');
     expect(out.stdout).not.toContain('pytest output of ok');
