@@ -26,6 +26,7 @@ const RUNTIME_FILES = [
   ['web', 'dist/static'],
   ['kernel-js', 'resources'],
   ['kernel-js', 'dist/kernel'],
+  ['http', 'api/spec.yaml'],
 ];
 
 /** `import.meta.url` of a workspace module as if it lived in the mirror, as `.js` (so "am I running from source?" checks say no). */

@@ -138,6 +138,16 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '512M',
   },
   {
+    name: 'max-copy-folder-size-mb',
+    type: 'integer',
+    option: 'maxCopyFolderSizeMb',
+    min: 0,
+    max: 1_048_576,
+    valueName: 'MB',
+    description: 'largest directory a copy duplicates (total size of its files); a bigger one is refused with 400',
+    defaultText: '500',
+  },
+  {
     name: 'disable-check-xsrf',
     type: 'boolean',
     option: 'disableCheckXsrf',

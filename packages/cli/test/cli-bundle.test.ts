@@ -87,6 +87,12 @@ describe('the bundled nbserve bin', () => {
     expect(api.status).toBe(200);
     expect(await api.json()).toEqual({ version: expect.any(String) });
 
+    // the API description ships inside the bundled package
+    const spec = await fetch(`${origin}/api/spec.yaml`, { headers: auth });
+    expect(spec.status).toBe(200);
+    expect(spec.headers.get('content-type')).toBe('text/x-yaml');
+    expect(await spec.text()).toMatch(/^openapi: 3\./);
+
     const listing = await fetch(`${origin}/api/contents`, { headers: auth });
     expect(((await listing.json()) as { content: { name: string }[] }).content.map((c) => c.name).sort()).toEqual([
       'circle.ipynb',

@@ -142,6 +142,24 @@ describe('nbserve serving', () => {
     expect((await cli.exit).code).toBe(0);
   });
 
+  it('--max-copy-folder-size-mb caps directory copies (400, nothing written)', async () => {
+    const root = path.join(dirs.dir, 'copy-root');
+    await fs.mkdir(path.join(root, 'big'), { recursive: true });
+    await fs.writeFile(path.join(root, 'big', 'x.bin'), Buffer.alloc(1024 * 1024 + 1));
+    const cli = runCli([...isolated(dirs), '--token=t', '--max-copy-folder-size-mb=1', root]);
+    const base = (await cli.url).split('?')[0];
+    const res = await fetch(`${base}api/contents`, {
+      method: 'POST',
+      headers: { Authorization: 'token t' },
+      body: '{"copy_from":"big"}',
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toMatch(/larger than 1MB/);
+    expect(await fs.readdir(root)).toEqual(['big']);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+  });
+
   it('--token "" disables auth with a loud warning', async () => {
     const cli = runCli([...isolated(dirs), '--token', '', dirs.root]);
     const url = await cli.url;

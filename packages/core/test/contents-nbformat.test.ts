@@ -200,4 +200,66 @@ describe('nbformat on disk', () => {
     }
     expect(() => readNotebook(broken, 'broken.ipynb')).toThrow(`Unreadable Notebook: broken.ipynb ${expected}`);
   });
+
+  it('upgrades v2 through v3 like nbformat.convert (ids aside), lines joined as v2 wrote them', () => {
+    // As nbformat.v2.writes_json lays it out: lines split without their ends, png as base64 text.
+    const v2 = {
+      nbformat: 2,
+      metadata: { name: 'ancient' },
+      worksheets: [
+        {
+          cells: [
+            {
+              cell_type: 'code',
+              collapsed: false,
+              input: ['print("hi")', 'x = 1'],
+              language: 'python',
+              prompt_number: 3,
+              outputs: [
+                { output_type: 'pyout', prompt_number: 3, text: ['a', 'b'], html: ['<b>', '</b>'], png: 'iVBOR' },
+                { output_type: 'stream', text: ['out'] },
+                { output_type: 'pyerr', etype: 'E', evalue: 'v', traceback: ['t'] },
+              ],
+            },
+            { cell_type: 'markdown', source: ['# hi', 'there'], rendered: ['<h1>hi</h1>'] },
+            { cell_type: 'html', source: '<p>raw</p>' },
+          ],
+        },
+      ],
+    };
+    const text = JSON.stringify(v2);
+    const theirs = JSON.parse(
+      python('import sys, json, nbformat\nprint(json.dumps(nbformat.reads(sys.stdin.read(), as_version=4)))', text),
+    ) as { cells: Record<string, unknown>[] };
+    const withoutIds = (nb: { cells: Record<string, unknown>[] }) => ({
+      ...nb,
+      cells: nb.cells.map(({ id: _id, ...cell }) => cell),
+    });
+    const read = readNotebook(new TextEncoder().encode(text), 'v2.ipynb');
+    expect(withoutIds(read.notebook as { cells: Record<string, unknown>[] })).toEqual(withoutIds(theirs));
+    expect(read.notebook.metadata).toEqual({ orig_nbformat: 2, orig_nbformat_minor: 0 });
+    expect(read.generatedIds).toBe(true);
+    // submitted (PUT) content goes the same way
+    const submitted = toNotebookV4(structuredClone(v2), 'v2');
+    expect(withoutIds(submitted.notebook as { cells: Record<string, unknown>[] })).toEqual(withoutIds(theirs));
+    // nbformat calls the v2 error output (etype, not ename) and html's `rendered` invalid v4, and so do we
+    expect(read.validationMessage).toMatch(/^Notebook validation failed: /);
+  });
+
+  it('reads a v4 notebook that does not validate, with the reason (Jupyter serves it to be repaired)', () => {
+    // Notebook 6.4's test_get_nb_invalid: no nbformat_minor, an unknown cell type
+    const invalid = { nbformat: 4, metadata: {}, cells: [{ cell_type: 'wrong', metadata: {} }] };
+    const parsed = readNotebook(new TextEncoder().encode(JSON.stringify(invalid)), 'invalid.ipynb');
+    expect(parsed.notebook).toEqual(invalid);
+    expect(parsed.validationMessage).toMatch(/^Notebook validation failed: .*nbformat_minor/);
+    const verdict = python(
+      'import sys, nbformat\ntry:\n  nbformat.validate(nbformat.reads(sys.stdin.read(), as_version=4))\n  print("valid")\nexcept nbformat.ValidationError:\n  print("invalid")',
+      JSON.stringify(invalid),
+    );
+    expect(verdict.trim()).toBe('invalid');
+    // still not a notebook at all: no cells, or an nbformat nobody knows
+    for (const value of [{ nbformat: 4 }, { nbformat: 1, cells: [] }, { nbformat: 4, cells: 'x' }, [], 'x']) {
+      expect(() => toNotebookV4(value, 'x'), JSON.stringify(value)).toThrow(/not a notebook/);
+    }
+  });
 });

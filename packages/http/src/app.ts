@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { authMiddleware } from './auth/middleware.js';
+import { CSP_REPORT_PATH } from './auth/paths.js';
 import { mountPath } from './base-url.js';
 import type { NbserveEnv } from './env.js';
 import { errorResponse } from './errors.js';
@@ -14,6 +15,7 @@ import { type NbserveOptions, type OptionsInput, resolveOptions } from './option
 import { registerClusterRoutes } from './routes/api/clusters.js';
 import { registerConfigRoutes } from './routes/api/config.js';
 import { registerContentsRoutes } from './routes/api/contents.js';
+import { registerCspReportRoutes } from './routes/api/csp-report.js';
 import { registerKernelRoutes } from './routes/api/kernels.js';
 import { registerKernelSpecRoutes } from './routes/api/kernelspecs.js';
 import { registerMeRoutes } from './routes/api/me.js';
@@ -21,6 +23,7 @@ import { registerNbconvertApiRoutes } from './routes/api/nbconvert.js';
 import { registerNotebooksRedirect } from './routes/api/notebooks-redirect.js';
 import { registerSessionRoutes } from './routes/api/sessions.js';
 import { registerShutdownRoutes } from './routes/api/shutdown.js';
+import { registerSpecRoutes } from './routes/api/spec.js';
 import { registerStatusRoutes } from './routes/api/status.js';
 import { registerFilesRoutes } from './routes/files.js';
 import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
@@ -77,13 +80,16 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.use('*', bodyLimit());
   api.use('*', authMiddleware());
   api.use('*', async (c, next) => {
-    // Status polling is not activity (jupyter_server does the same), everything else is.
-    if (c.get('relPath') !== '/api/status') services.activity.touch();
+    // Status polling and CSP reports are not activity (jupyter_server does the same), everything else is.
+    const relPath = c.get('relPath');
+    if (relPath !== '/api/status' && relPath !== CSP_REPORT_PATH) services.activity.touch();
     await next();
   });
 
   // Routes: one registration line per resource.
   registerStatusRoutes(api);
+  registerSpecRoutes(api);
+  registerCspReportRoutes(api);
   registerMeRoutes(api);
   registerConfigRoutes(api);
   registerLegacyRenameTracking(api);

@@ -16,6 +16,8 @@ export interface NbserveOptions {
   allowHidden: boolean;
   /** Largest accepted request body in bytes. */
   maxBodySize: number;
+  /** Largest directory (total file size, MB) a contents copy duplicates, as jupyter_server's `max_copy_folder_size_mb`. Default 500. */
+  maxCopyFolderSizeMb?: number;
   /** Storage behind /api/contents and /files; default a FileSystemStore over `root`. */
   contentsStore?: ContentsStore;
   /** Where checkpoints live; default `.ipynb_checkpoints/` files inside the contents store. */

@@ -118,6 +118,7 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     allowHidden: options.allowHidden,
+    maxCopyFolderBytes: (options.maxCopyFolderSizeMb ?? 500) * 1024 * 1024,
     // Trust survives restarts: the secret and the signatures live in the data dir, as in Jupyter.
     notary: new NotebookNotary({
       secret: () => loadOrCreateSecret(path.join(options.dataDir, 'notebook_secret')),

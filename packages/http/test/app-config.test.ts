@@ -52,6 +52,20 @@ function configCases(name: string, setup: () => Promise<{ send: Send; dir: () =>
       expect(await (await send('/api/config/notebook', { headers: auth })).json()).toEqual(merged);
     });
 
+    it('PATCH prunes objects the merge leaves empty (Notebook 6.4 test_modify)', async () => {
+      const sample = { foo: 'bar', baz: 73, sub: { a: 6, b: 7 }, sub2: { c: 8 } };
+      await send('/api/config/modify', { method: 'PUT', headers: auth, body: JSON.stringify(sample) });
+      const res = await send('/api/config/modify', {
+        method: 'PATCH',
+        headers: auth,
+        body: JSON.stringify({ foo: null, baz: 75, wib: [1, 2, 3], sub: { a: 8, b: null, d: 9 }, sub2: { c: null } }),
+      });
+      expect(res.status).toBe(200);
+      const merged = { baz: 75, wib: [1, 2, 3], sub: { a: 8, d: 9 } };
+      expect(await res.json()).toEqual(merged);
+      expect(JSON.parse(await fs.readFile(sectionFile('modify'), 'utf8'))).toEqual(merged);
+    });
+
     it('PATCH on a new section creates it', async () => {
       const res = await send('/api/config/tree-1', { method: 'PATCH', headers: auth, body: '{"k":1}' });
       expect(await res.json()).toEqual({ k: 1 });
@@ -82,7 +96,7 @@ function configCases(name: string, setup: () => Promise<{ send: Send; dir: () =>
         expect([400, 404]).toContain(res.status);
         expect(await res.json()).toMatchObject({ message: expect.any(String) });
         const files = await fs.readdir(path.join(dir(), 'config', 'nbconfig'));
-        expect(files.every((file) => /^(notebook|tree-1)\.json$/.test(file))).toBe(true);
+        expect(files.every((file) => /^(notebook|tree-1|modify)\.json$/.test(file))).toBe(true);
         await expect(fs.access(path.join(dir(), 'config', 'escape.json'))).rejects.toThrow();
       },
     );
@@ -134,5 +148,15 @@ describe('recursiveUpdate', () => {
     const update = { a: { c: { d: null, f: 4 } }, e: { g: 5 } };
     expect(recursiveUpdate(target, update)).toEqual({ a: { b: 1, c: { f: 4 } }, e: { g: 5 } });
     expect(target).toEqual({ a: { b: 1, c: { d: 2 } }, e: 3 });
+  });
+
+  it('prunes objects the merge leaves empty and keeps no nulls, as jupyter_server (Notebook 6.4 test_modify)', () => {
+    const sample = { foo: 'bar', baz: 73, sub: { a: 6, b: 7 }, sub2: { c: 8 } };
+    const update = { foo: null, baz: 75, wib: [1, 2, 3], sub: { a: 8, b: null, d: 9 }, sub2: { c: null } };
+    expect(recursiveUpdate(sample, update)).toEqual({ baz: 75, wib: [1, 2, 3], sub: { a: 8, d: 9 } });
+    // a new object is merged into {}: its nulls are not stored, and an empty result is not kept
+    expect(recursiveUpdate({}, { n: { x: null, y: { z: null } }, e: {} })).toEqual({});
+    expect(recursiveUpdate({ kept: {} }, { kept: {} })).toEqual({});
+    expect(recursiveUpdate({}, { n: { x: null, y: 1 } })).toEqual({ n: { y: 1 } });
   });
 });

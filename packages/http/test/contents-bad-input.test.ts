@@ -368,6 +368,83 @@ const CASES: Case[] = [
   { what: 'hidden PUT', method: 'PUT', url: '/api/contents/.hidden.txt', body: text('x'), status: 400 },
   { what: 'hidden DELETE', method: 'DELETE', url: '/api/contents/.hidden.txt', status: 400 },
   { what: 'rename to hidden', method: 'PATCH', url: '/api/contents/a.txt', body: '{"path":".a.txt"}', status: 400 },
+  // every other way to create a hidden file is refused too, as in jupyter_server 2.x
+  {
+    what: 'PUT naming a hidden path in the body',
+    method: 'PUT',
+    url: '/api/contents/up.txt',
+    body: JSON.stringify({ type: 'file', format: 'text', content: 'x', path: '.hidden.txt' }),
+    status: 400,
+    message: "Cannot create file or directory 'up.txt'",
+  },
+  {
+    what: 'PUT naming a path in a hidden dir in the body',
+    method: 'PUT',
+    url: '/api/contents/up.txt',
+    body: JSON.stringify({ type: 'file', format: 'text', content: 'x', path: '.hidden-dir/test.txt' }),
+    status: 400,
+  },
+  {
+    what: 'PUT with a path that is not a string',
+    method: 'PUT',
+    url: '/api/contents/up.txt',
+    body: JSON.stringify({ type: 'file', format: 'text', content: 'x', path: 5 }),
+    status: 400,
+  },
+  {
+    what: 'PUT into a hidden dir',
+    method: 'PUT',
+    url: '/api/contents/.hidden-dir/up.txt',
+    body: text('x'),
+    status: 400,
+  },
+  {
+    what: 'PUT a hidden dir',
+    method: 'PUT',
+    url: '/api/contents/sub/.made',
+    body: '{"type":"directory"}',
+    status: 400,
+  },
+  { what: 'PUT without body into a hidden dir', method: 'PUT', url: '/api/contents/.hidden-dir', status: 400 },
+  { what: 'new untitled in a hidden dir', method: 'POST', url: '/api/contents/.hidden-dir', body: '{}', status: 400 },
+  {
+    what: 'copy from a hidden file',
+    method: 'POST',
+    url: '/api/contents',
+    body: '{"copy_from":".hidden.txt"}',
+    status: 400,
+  },
+  {
+    what: 'copy from a hidden dir',
+    method: 'POST',
+    url: '/api/contents/sub',
+    body: '{"copy_from":".hidden-dir/in.txt"}',
+    status: 400,
+  },
+  {
+    what: 'copy into a hidden dir',
+    method: 'POST',
+    url: '/api/contents/.hidden-dir',
+    body: '{"copy_from":"a.txt"}',
+    status: 400,
+  },
+  {
+    what: 'rename a hidden file',
+    method: 'PATCH',
+    url: '/api/contents/.hidden.txt',
+    body: '{"path":"shown.txt"}',
+    status: 400,
+  },
+  {
+    what: 'rename into a hidden dir',
+    method: 'PATCH',
+    url: '/api/contents/a.txt',
+    body: '{"path":".hidden-dir/a.txt"}',
+    status: 400,
+  },
+  { what: 'GET in a hidden dir', method: 'GET', url: '/api/contents/.hidden-dir/in.txt', status: 404 },
+  { what: 'DELETE in a hidden dir', method: 'DELETE', url: '/api/contents/.hidden-dir/in.txt', status: 400 },
+  { what: 'checkpoint of a hidden file', method: 'POST', url: '/api/contents/.hidden.txt/checkpoints', status: 404 },
   { what: 'checkpoint dir via the API', method: 'GET', url: '/api/contents/.ipynb_checkpoints', status: 404 },
   { what: 'hidden /files', method: 'GET', url: '/files/.hidden.txt', status: 404 },
   // state conflicts
@@ -451,6 +528,8 @@ describe.each(['in-process', 'socket'])('bad input over %s: 4xx, Jupyter error b
     await fs.writeFile(nodePath.join(root, 'n.ipynb'), nb);
     await fs.writeFile(nodePath.join(root, 'broken.ipynb'), '{"cells": [');
     await fs.writeFile(nodePath.join(root, '.hidden.txt'), 'H');
+    await fs.mkdir(nodePath.join(root, '.hidden-dir'));
+    await fs.writeFile(nodePath.join(root, '.hidden-dir', 'in.txt'), 'I');
     await fs.mkdir(nodePath.join(root, 'sub'));
     await fs.writeFile(nodePath.join(root, 'sub', 'b.txt'), 'B');
     await fs.mkdir(nodePath.join(root, '.ipynb_checkpoints'));

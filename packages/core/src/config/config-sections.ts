@@ -14,15 +14,20 @@ export function isJsonObject(value: unknown): value is JsonObject {
 
 /**
  * Jupyter's `recursive_update`: objects merge key by key, `null` deletes a key, anything else
- * replaces. Returns a new object; neither input is changed.
+ * replaces; an object left empty by the merge is removed (so `{"a": {"b": null}}` drops `a` when
+ * `b` was its only key). Where Jupyter fails (an object merged into a non-object), the object
+ * replaces it. Returns a new object; neither input is changed.
  */
 export function recursiveUpdate(target: JsonObject, update: JsonObject): JsonObject {
   const result: JsonObject = { ...target };
   for (const [key, value] of Object.entries(update)) {
     if (value === null) {
       delete result[key];
-    } else if (isJsonObject(value) && isJsonObject(result[key])) {
-      result[key] = recursiveUpdate(result[key] as JsonObject, value);
+    } else if (isJsonObject(value)) {
+      const current = result[key];
+      const merged = recursiveUpdate(isJsonObject(current) ? current : {}, value);
+      if (Object.keys(merged).length === 0) delete result[key];
+      else result[key] = merged;
     } else {
       result[key] = value;
     }

@@ -75,6 +75,8 @@ export interface SaveInput {
   content?: unknown;
   /** Chunked upload: 1 = first chunk (truncate), 2.. = append, -1 = last chunk. */
   chunk?: number | undefined;
+  /** The path the body names (clients echo models back): a hidden one is refused, as in jupyter_server. */
+  path?: string | null | undefined;
 }
 
 /**
@@ -295,7 +297,9 @@ export class ContentsManager {
   async save(rawPath: string, given: SaveInput, precondition: SavePrecondition = {}): Promise<SaveResult> {
     const path = normalizeApiPath(rawPath);
     if (path === '') throw badRequest('Cannot save over the root directory');
-    if (this.isHidden(path)) throw badRequest(`Cannot create file or directory '${path}'`);
+    if (this.isHidden(path) || (given.path && this.isHidden(given.path))) {
+      throw badRequest(`Cannot create file or directory '${path}'`);
+    }
 
     return this.#mutating(() =>
       this.#locks.run(path, async () => {

@@ -4,7 +4,7 @@ import { getCookie } from 'hono/cookie';
 import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { checkWebSocketOrigin } from './origin.js';
-import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS } from './paths.js';
+import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -91,7 +91,12 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       if (!navigation) throw forbidden('Blocking cross-site request');
     }
 
-    if (!SAFE_METHODS.has(method) && result.via !== 'token' && !options.disableCheckXsrf) {
+    if (
+      !SAFE_METHODS.has(method) &&
+      result.via !== 'token' &&
+      !options.disableCheckXsrf &&
+      !skipsXsrfCheck(relPath, method)
+    ) {
       const verdict = checkXsrf(getCookie(c, XSRF_COOKIE), await submittedXsrf(c));
       if (verdict === 'missing') throw forbidden(`'_xsrf' argument missing from ${method}`);
       if (verdict === 'mismatch') throw forbidden(`XSRF cookie does not match ${method} argument`);

@@ -30,3 +30,14 @@ export function isLegacyChannelSocket(relPath: string): boolean {
 }
 
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Where browsers post Content-Security-Policy violation reports (jupyter_server's path). */
+export const CSP_REPORT_PATH = '/api/security/csp-report';
+
+/**
+ * Browsers post CSP violation reports by themselves, without an XSRF token; jupyter_server exempts
+ * them too. They still need a login, and cross-site ones are refused before this check.
+ */
+export function skipsXsrfCheck(relPath: string, method: string): boolean {
+  return method === 'POST' && relPath === CSP_REPORT_PATH;
+}

@@ -6,6 +6,7 @@ import { rejoinLines, splitLines, stripTransient } from './lines.js';
 import { parseJson } from './parse-json.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
 import { sortedJsonBytes } from './sorted-json.js';
+import { upgradeV2ToV3 } from './upgrade-v2.js';
 import { randomCellId, upgradeV3ToV4 } from './upgrade-v3.js';
 
 type Json = Record<string, unknown>;
@@ -15,7 +16,7 @@ export interface ParsedNotebook {
   notebook: Json;
   /** `Notebook validation failed: ...` when the notebook does not satisfy the v4 schema. */
   validationMessage: string | null;
-  /** True when cells lacked the ids nbformat 4.5 requires (or came from v3) and were given random ones. */
+  /** True when cells lacked the ids nbformat 4.5 requires (or came from v2/v3) and were given random ones. */
   generatedIds: boolean;
 }
 
@@ -25,24 +26,26 @@ export function newNotebook(): Json {
 }
 
 /**
- * Turns submitted or stored JSON into a v4 notebook. Throws a 400 when the value is not a
- * notebook at all; schema violations below that level are reported, not rejected, as Jupyter does.
+ * Turns submitted or stored JSON into a v4 notebook, upgrading v2 and v3 as `nbformat.convert`
+ * does. Throws a 400 when the value is not a notebook at all; schema violations below that level
+ * are reported, not rejected, as Jupyter does.
  */
 export function toNotebookV4(value: unknown, what: string): ParsedNotebook {
   const shape = v.safeParse(notebookShapeSchema, value);
   if (!shape.success) {
     const nbformat = (value as { nbformat?: unknown } | null)?.nbformat;
     const detail =
-      typeof nbformat === 'number' && nbformat !== 3 && nbformat !== 4
+      typeof nbformat === 'number' && ![2, 3, 4].includes(nbformat)
         ? `unsupported nbformat ${nbformat}`
-        : 'expected an object with nbformat 4 (metadata, nbformat_minor, cells) or 3 (worksheets)';
+        : 'expected an object with nbformat 4 (cells), or 3 or 2 (worksheets)';
     throw badRequest(`${what}: not a notebook (${detail})`, 'bad notebook');
   }
   // The shape check returned fresh top-level objects; the transforms below copy what they change.
   const input = shape.output as Json;
-  const notebook = rejoinLines(input.nbformat === 3 ? upgradeV3ToV4(input) : input);
+  const v3OrV4 = input.nbformat === 2 ? upgradeV2ToV3(input) : input;
+  const notebook = rejoinLines(v3OrV4.nbformat === 3 ? upgradeV3ToV4(v3OrV4) : v3OrV4);
   // the v3 upgrade makes up ids too
-  const generatedIds = addMissingCellIds(notebook) || input.nbformat === 3;
+  const generatedIds = addMissingCellIds(notebook) || input.nbformat !== 4;
   const problem = validateNotebookV4(notebook);
   return {
     notebook,

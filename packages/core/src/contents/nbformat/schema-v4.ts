@@ -103,19 +103,16 @@ export const notebookV4Schema = v.strictObject({
 
 export type NotebookV4 = v.InferOutput<typeof notebookV4Schema>;
 
-/** The least a value must be to be treated as a notebook at all; anything less is rejected outright. */
+/**
+ * The least a value must be to be read as a notebook at all; anything less is rejected outright.
+ * Below that, a v4 notebook is served and saved as it is, with a validation message (as Jupyter
+ * does), so that a user can open a broken notebook and repair it. v3 and v2 are upgraded.
+ */
+const worksheets = v.array(v.looseObject({ cells: v.array(v.looseObject({ cell_type: v.string() })) }));
 export const notebookShapeSchema = v.union([
-  v.looseObject({
-    nbformat: v.literal(4),
-    nbformat_minor: v.pipe(v.number(), v.integer()),
-    metadata: v.looseObject({}),
-    cells: v.array(v.looseObject({ cell_type: v.string() })),
-  }),
-  v.looseObject({
-    nbformat: v.literal(3),
-    metadata: v.optional(v.looseObject({})),
-    worksheets: v.array(v.looseObject({ cells: v.array(v.looseObject({ cell_type: v.string() })) })),
-  }),
+  v.looseObject({ nbformat: v.literal(4), cells: v.array(v.looseObject({})) }),
+  v.looseObject({ nbformat: v.literal(3), metadata: v.optional(v.looseObject({})), worksheets }),
+  v.looseObject({ nbformat: v.literal(2), metadata: v.optional(v.looseObject({})), worksheets }),
 ]);
 
 /** Full schema check; `null` when valid, else a readable summary of the problems. */

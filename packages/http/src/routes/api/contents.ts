@@ -34,7 +34,7 @@ const GetQuery = v.object({
 });
 const QUERY_REASON: Record<string, string> = { type: 'bad type', format: 'bad format' };
 
-/** PUT body: a contents model. Unknown fields (name, path, timestamps clients echo back) are dropped. */
+/** PUT body: a contents model. Unknown fields (name, timestamps clients echo back) are dropped. */
 const PutBody = v.object(
   {
     type: v.optional(v.string('type must be a string')),
@@ -42,6 +42,8 @@ const PutBody = v.object(
     content: v.optional(v.unknown()),
     chunk: v.optional(v.pipe(v.number('chunk must be an integer'), v.integer('chunk must be an integer'))),
     copy_from: v.optional(v.unknown()),
+    // Not where the file goes (the URL says that), but a hidden one is refused as in jupyter_server.
+    path: v.optional(v.nullable(v.string('path must be a string'))),
   },
   'The request body must be a JSON object',
 );
