@@ -287,11 +287,12 @@ export class Kernel implements ClientHost {
   /**
    * Readiness: a `kernel_info_reply` and the `idle` status for that request (so the
    * subscription is live, no output is lost, and the kernel is quiet); from a kernel that
-   * publishes no such status, at least one iopub message within a grace period. Nudges like jupyter_server, but backs off while the kernel is
-   * silent (0.5, 1, 2, 2 ... s): a kernel that is still starting answers every queued request
-   * at once when it comes up (each with busy/idle on iopub), and the latest request is always
-   * still awaited then, so fewer nudges cost no latency. 20 kernels starting at once on a
-   * loaded machine otherwise got a dozen requests each.
+   * publishes no such status, at least one iopub message within a grace period. Nudges like
+   * jupyter_server, but backs off while the kernel is silent (0.5, 1, 2, 2 ... s): a kernel that
+   * is still starting answers every queued request at once when it comes up (each with
+   * busy/idle on iopub), and the latest request is always still awaited then, so fewer nudges
+   * cost no latency. 20 kernels starting at once on a loaded machine otherwise got a dozen
+   * requests each.
    */
   async waitReady(timeoutMs: number): Promise<void> {
     const process = this.#process;
