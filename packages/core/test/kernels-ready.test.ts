@@ -6,6 +6,7 @@ import { KernelManager, KernelSpecManager, LocalProvisioner } from '../src/index
 import { writeFloodKernelSpec } from './fixtures/flood-kernelspec.js';
 
 const SERVE_AFTER_MS = 3000;
+const IDLE_DELAY_MS = 300;
 let base: string;
 let manager: KernelManager;
 
@@ -13,6 +14,7 @@ beforeAll(async () => {
   base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-ready-'));
   const kernelsDir = path.join(base, 'kernels');
   await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', String(SERVE_AFTER_MS)] });
+  await writeFloodKernelSpec(kernelsDir, 'late-idle', { extraArgs: ['--idle-delay', String(IDLE_DELAY_MS)] });
   await mkdir(path.join(base, 'root'));
   manager = new KernelManager({
     kernelspecs: new KernelSpecManager({ dirs: [kernelsDir] }),
@@ -42,5 +44,20 @@ describe('readiness of a kernel slow to start', () => {
     expect(nudges).toBeGreaterThanOrEqual(1);
     expect(nudges).toBeLessThanOrEqual(4);
     expect(elapsed).toBeLessThan(SERVE_AFTER_MS + 2500);
+  });
+});
+
+describe('readiness of a kernel that publishes idle a while after its reply', () => {
+  it('returns the kernel only once it is idle, so nothing of the start changes its model afterwards', async () => {
+    const kernel = await manager.start({ name: 'late-idle' });
+    const model = kernel.model();
+    const late: string[] = [];
+    const off = kernel.onIopub((_raw, msgType) => late.push(msgType));
+    // Twice the delay: the idle of the readiness request would have come by now.
+    await new Promise((resolve) => setTimeout(resolve, 2 * IDLE_DELAY_MS));
+    off();
+    expect(late).toEqual([]);
+    expect(kernel.model()).toEqual(model);
+    await manager.shutdown(kernel.id);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,16 @@ async function spec(dir: string, name: string, json: unknown, files: string[] = 
   await mkdir(path.join(dir, name), { recursive: true });
   await writeFile(path.join(dir, name, 'kernel.json'), typeof json === 'string' ? json : JSON.stringify(json));
   for (const f of files) await writeFile(path.join(dir, name, f), 'x');
+}
+
+/**
+ * Moves file times an hour back, so that the next change gives a different mtime even within
+ * the file system's timestamp granularity (the manager's own guard for that is bypassed by the
+ * tests' clock).
+ */
+async function backdate(...paths: string[]): Promise<void> {
+  const past = new Date(Date.now() - 3_600_000);
+  for (const p of paths) await utimes(p, past, past);
 }
 
 const minimal = (display: string) => ({ argv: ['k', '-f', '{connection_file}'], display_name: display, language: 'x' });
@@ -89,7 +99,7 @@ describe('KernelSpecManager', () => {
     await expect(manager.get('nope')).rejects.toThrow('Kernel spec nope not found');
   });
 
-  it('re-reads the disk on every listing', async () => {
+  it('sees specs added and removed after the first listing', async () => {
     const dir = path.join(base, 'live');
     const manager = new KernelSpecManager({ dirs: [dir] });
     expect(Object.keys((await manager.list()).kernelspecs)).toEqual([]);
@@ -97,6 +107,63 @@ describe('KernelSpecManager', () => {
     expect(Object.keys((await manager.list()).kernelspecs)).toEqual(['new-one']);
     await rm(path.join(dir, 'new-one'), { recursive: true });
     await expect(manager.get('new-one')).rejects.toThrow(/not found/);
+  });
+
+  it('finds specs installed into a data directory that did not exist when it first listed', async () => {
+    const data = path.join(base, 'late', 'home', '.local', 'share', 'jupyter');
+    await mkdir(path.join(base, 'late', 'home'), { recursive: true });
+    await backdate(path.join(base, 'late', 'home'));
+    // A clock well past every file time: listings are reused whenever the disk shows no change.
+    const manager = new KernelSpecManager({ dirs: [path.join(data, 'kernels')], now: () => Date.now() + 60_000 });
+    expect((await manager.list()).kernelspecs).toEqual({});
+    expect((await manager.list()).kernelspecs).toEqual({});
+    expect(manager.diskReads).toBe(1);
+    await spec(path.join(data, 'kernels'), 'Late', { argv: ['cat', '{connection_file}'], display_name: 'Late' }, [
+      'resource.txt',
+    ]);
+    const late = await manager.get('LATE');
+    expect(late.name).toBe('late');
+    // jupyter_client reads every field but argv as optional.
+    expect(late.spec).toMatchObject({ display_name: 'Late', language: '', interrupt_mode: 'signal' });
+    expect(await manager.resourcePath('lAte', 'resource.txt')).toBe(path.join(data, 'kernels', 'Late', 'resource.txt'));
+    expect(manager.diskReads).toBe(2);
+  });
+
+  it('reuses a listing until a spec directory, a kernel.json or a resource changes', async () => {
+    const dir = path.join(base, 'cached');
+    await spec(dir, 'one', minimal('One'));
+    await backdate(dir, path.join(dir, 'one'), path.join(dir, 'one', 'kernel.json'));
+    const manager = new KernelSpecManager({ dirs: [dir], now: () => Date.now() + 60_000 });
+    const reads = async (action: () => Promise<unknown>) => {
+      const before = manager.diskReads;
+      await action();
+      return manager.diskReads - before;
+    };
+    await manager.list();
+    expect(await reads(() => manager.list())).toBe(0);
+    expect(await reads(() => manager.get('one'))).toBe(0);
+    // kernel.json edited in place.
+    await writeFile(path.join(dir, 'one', 'kernel.json'), JSON.stringify(minimal('One, edited')));
+    expect(await reads(async () => expect((await manager.get('one')).spec.display_name).toBe('One, edited'))).toBe(1);
+    // A logo dropped into the spec directory.
+    await writeFile(path.join(dir, 'one', 'logo-32x32.png'), 'x');
+    expect(await reads(async () => expect((await manager.get('one')).resources).toHaveProperty('logo-32x32'))).toBe(1);
+    // A directory that becomes a spec when its kernel.json is written.
+    await mkdir(path.join(dir, 'two'));
+    expect(await reads(async () => expect(Object.keys((await manager.list()).kernelspecs)).toEqual(['one']))).toBe(1);
+    await writeFile(path.join(dir, 'two', 'kernel.json'), JSON.stringify(minimal('Two')));
+    expect(await reads(async () => expect((await manager.get('two')).spec.display_name).toBe('Two'))).toBe(1);
+    expect(await reads(() => manager.list())).toBe(0);
+  });
+
+  it('re-reads while the newest change is too recent to trust file times', async () => {
+    const dir = path.join(base, 'recent');
+    await spec(dir, 'fresh', minimal('Fresh'));
+    // The real clock: the spec was written just now, within the file system's timestamp granularity.
+    const manager = new KernelSpecManager({ dirs: [dir] });
+    await manager.list();
+    await manager.list();
+    expect(manager.diskReads).toBe(2);
   });
 
   it('prefers python3 as default, else the first built-in; disk overrides built-ins; allow-list filters', async () => {

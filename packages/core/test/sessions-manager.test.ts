@@ -45,19 +45,29 @@ describe('SessionManager', () => {
     expect((await store.list()).length).toBe(1);
   });
 
-  it('refuses a kernel id already used by a session (409) and an unknown one (400)', async () => {
+  it('refuses a kernel id already used by a session (409); a create naming a kernel id that is not running starts one by name', async () => {
     const [first] = await sessions.list();
     await expect(
       sessions.create({ path: 'other.ipynb', type: 'notebook', kernel: { id: first?.kernel?.id } }),
     ).rejects.toMatchObject({
       kind: 'conflict',
     });
-    await expect(
-      sessions.create({ path: 'other.ipynb', type: 'notebook', kernel: { id: 'nope' } }),
-    ).rejects.toMatchObject({
+    // Notebook 6's own tests send {name: 'python', id: 'foo'}: a new python3 kernel, a fresh id.
+    const { model } = await sessions.create({
+      path: 'other.ipynb',
+      type: 'notebook',
+      kernel: { id: 'foo', name: 'python' },
+    });
+    expect(model.kernel?.name).toBe('python3');
+    expect(model.kernel?.id).not.toBe('foo');
+    expect(h.manager.has(model.kernel?.id as string)).toBe(true);
+    // An update must name a running kernel.
+    await expect(sessions.update(model.id, { kernel: { id: 'nope' } })).rejects.toMatchObject({
       kind: 'bad-request',
       message: 'No such kernel: nope',
     });
+    await sessions.delete(model.id);
+    expect(h.manager.has(model.kernel?.id as string)).toBe(false);
   });
 
   it('reports an unknown kernel name as Jupyter’s 501 with short_message', async () => {

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { createAdaptorServer, getRequestListener, type WebSocketServerLike } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
+import { closeTcpAfterHandshake } from './ws/close-after-handshake.js';
 
 /** The kernel WebSocket subprotocol of jupyter_server 2; chosen whenever a client offers it. */
 export const KERNEL_WS_PROTOCOL = 'v1.kernel.websocket.jupyter.org';
@@ -60,7 +61,9 @@ export interface RunningServer {
 }
 
 function newWebSocketServer(): WebSocketServer {
-  return new WebSocketServer({ noServer: true, handleProtocols: selectSubprotocol });
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: selectSubprotocol });
+  wss.on('connection', closeTcpAfterHandshake);
+  return wss;
 }
 
 function listenOnce(server: Server, port: number, ip: string): Promise<AddressInfo> {

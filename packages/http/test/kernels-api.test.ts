@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as os from 'node:os';
 import * as nodePath from 'node:path';
+import { promisify } from 'node:util';
 import { isProcessAlive } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
@@ -160,6 +164,80 @@ describe('kernel start failures', () => {
       message: 'Error starting kernel missing: /nonexistent/bin/kernel was not found',
     });
     expect((await fx.api('GET', 'api/kernels')).status).toBe(200);
+  });
+});
+
+describe('kernelspecs installed while the server runs', () => {
+  type Spec = { name: string; spec: { display_name: string; language: string }; resources: Record<string, string> };
+  let late: KernelServerFixture;
+  let dataHome: string;
+  /** JUPYTER_DATA_DIR of the user who installs specs: it does not exist when the server starts. */
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataHome = await mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-late-specs-'));
+    dataDir = nodePath.join(dataHome, 'share', 'jupyter');
+    late = await startKernelServer({
+      kernelSpecDirs: [nodePath.join(dataDir, 'kernels'), '/usr/share/jupyter/kernels'],
+    });
+  });
+  afterAll(async () => {
+    await late.cleanup();
+    await rm(dataHome, { recursive: true, force: true });
+  });
+
+  const listing = async () =>
+    ((await (await late.api('GET', 'api/kernelspecs')).json()) as { kernelspecs: Record<string, Spec> }).kernelspecs;
+
+  it('lists and starts a spec from `python3 -m ipykernel install --user` into a new data directory', async () => {
+    expect(Object.keys(await listing())).not.toContain('pylate');
+    await promisify(execFile)(
+      '/usr/bin/python3',
+      ['-Xfrozen_modules=off', '-m', 'ipykernel', 'install', '--user', '--name', 'PyLate', '--display-name', 'Py late'],
+      { env: { ...process.env, JUPYTER_DATA_DIR: dataDir, HOME: dataHome, PYDEVD_DISABLE_FILE_VALIDATION: '1' } },
+    );
+    const spec = (await listing()).pylate;
+    expect(spec).toMatchObject({ name: 'pylate', spec: { display_name: 'Py late', language: 'python' } });
+    expect(spec?.resources['logo-64x64']).toBe('/kernelspecs/pylate/logo-64x64.png');
+    const started = await late.api('POST', 'api/kernels', { name: 'PyLate' });
+    expect(started.status).toBe(201);
+    const kernel = (await started.json()) as { id: string; name: string; execution_state: string };
+    expect(kernel).toMatchObject({ name: 'pylate', execution_state: 'idle' });
+    expect((await late.api('DELETE', `api/kernels/${kernel.id}`)).status).toBe(204);
+  });
+
+  it('serves specs as Notebook 6 tests write them: no language, spaces in names, any letter case', async () => {
+    const kernels = nodePath.join(dataDir, 'kernels');
+    for (const name of ['Sample', 'sample 2']) {
+      mkdirSync(nodePath.join(kernels, name), { recursive: true });
+      writeFileSync(
+        nodePath.join(kernels, name, 'kernel.json'),
+        JSON.stringify({ argv: ['cat', '{connection_file}'], display_name: 'Test kernel' }),
+      );
+      writeFileSync(nodePath.join(kernels, name, 'resource.txt'), 'The very model of a modern major general');
+    }
+    expect((await listing()).sample?.spec).toMatchObject({ display_name: 'Test kernel', language: '' });
+    const sample = await late.api('GET', 'api/kernelspecs/Sample');
+    expect(sample.status).toBe(200);
+    expect(await sample.json()).toMatchObject({ name: 'sample', spec: { display_name: 'Test kernel' } });
+    const spaced = await late.api('GET', 'api/kernelspecs/sample%202');
+    expect(spaced.status).toBe(200);
+    expect(await spaced.json()).toMatchObject({ name: 'sample 2' });
+    const resource = await late.api('GET', 'kernelspecs/sAmple/resource.txt');
+    expect(resource.status).toBe(200);
+    expect(await resource.text()).toBe('The very model of a modern major general');
+    expect((await late.api('GET', 'kernelspecs/sample%202/resource.txt')).status).toBe(200);
+    const missing = await late.api('GET', 'api/kernelspecs/sample%203');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ message: 'Kernel spec sample 3 not found', reason: null });
+  });
+
+  it("starts python3 for the name 'python', as jupyter_client does", async () => {
+    const res = await late.api('POST', 'api/kernels', { name: 'python' });
+    expect(res.status).toBe(201);
+    const kernel = (await res.json()) as { id: string; name: string };
+    expect(kernel.name).toBe('python3');
+    expect((await late.api('DELETE', `api/kernels/${kernel.id}`)).status).toBe(204);
   });
 });
 

@@ -94,6 +94,44 @@ describe('/api/sessions', () => {
     expect((await fx.api('DELETE', `api/sessions/${s.id}`)).status).toBe(204);
   });
 
+  it("starts a kernel by name when a create names a kernel id that is not running; 'python' means python3", async () => {
+    // Notebook 6's own test body: the deprecated notebook field, a placeholder id, the old name.
+    const deprecated = await fx.api('POST', 'api/sessions', {
+      notebook: { path: 'dep/nb1.ipynb' },
+      kernel: { name: 'python', id: 'foo' },
+    });
+    expect(deprecated.status).toBe(201);
+    const old = await json<Session>(deprecated);
+    expect(old).toMatchObject({ path: 'dep/nb1.ipynb', type: 'notebook', notebook: { path: 'dep/nb1.ipynb' } });
+    expect(old.kernel?.name).toBe('python3');
+    expect(old.kernel?.id).not.toBe('foo');
+    // The session as created is the session as listed and fetched.
+    expect(await json<Session[]>(await fx.api('GET', 'api/sessions'))).toEqual([old]);
+    expect(await json<Session>(await fx.api('GET', `api/sessions/${old.id}`))).toEqual(old);
+
+    const stale = await json<Session>(
+      await fx.api('POST', 'api/sessions', {
+        path: 'stale.ipynb',
+        type: 'notebook',
+        kernel: { id: noSession, name: 'flood' },
+      }),
+    );
+    expect(stale.kernel).toMatchObject({ name: 'flood' });
+    expect(stale.kernel?.id).not.toBe(noSession);
+
+    // An update must name a running kernel.
+    const patch = await fx.api('PATCH', `api/sessions/${stale.id}`, { kernel: { id: noSession } });
+    expect(patch.status).toBe(400);
+    expect(await json<Record<string, unknown>>(patch)).toMatchObject({ message: `No such kernel: ${noSession}` });
+    expect((await json<Session>(await fx.api('GET', `api/sessions/${stale.id}`))).kernel?.id).toBe(stale.kernel?.id);
+
+    const renamed = await json<Session>(
+      await fx.api('PATCH', `api/sessions/${stale.id}`, { kernel: { name: 'python' } }),
+    );
+    expect(renamed.kernel?.name).toBe('python3');
+    for (const s of [old, stale]) expect((await fx.api('DELETE', `api/sessions/${s.id}`)).status).toBe(204);
+  });
+
   it('drops sessions whose kernel went away', async () => {
     const s = await json<Session>(
       await fx.api('POST', 'api/sessions', { path: 'gone.ipynb', type: 'notebook', kernel: { name: 'flood' } }),
@@ -119,13 +157,6 @@ describe('/api/sessions', () => {
         { path: 'x.ipynb', type: 'notebook', kernel: { name: 'nope' } },
         501,
         { short_message: 'nope not found', message: expect.stringContaining("The 'nope' kernel is not available") },
-      ],
-      [
-        'POST',
-        'api/sessions',
-        { path: 'x.ipynb', type: 'notebook', kernel: { id: noSession } },
-        400,
-        { message: `No such kernel: ${noSession}` },
       ],
       ['GET', `api/sessions/${noSession}`, undefined, 404, { message: `Session not found: session_id='${noSession}'` }],
       ['PATCH', `api/sessions/${noSession}`, { path: 'y' }, 404, {}],

@@ -20,6 +20,9 @@ export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
 /** Receives every verified iopub message once, as the kernel serialized it. */
 export type IopubListener = (raw: RawMessage, msgType: string) => void;
 
+/** How long a kernel that answered kernel_info may take to publish its `idle` status for it. */
+const IDLE_GRACE_MS = 1000;
+
 /**
  * Parent request types whose busy/idle changes the reported execution_state (jupyter_server's
  * rule): the server's own kernel_info nudges and control traffic do not make a kernel "busy".
@@ -60,6 +63,9 @@ export class Kernel implements ClientHost {
   /** The server's own shell/control sockets, opened on demand (an idle kernel needs neither). */
   readonly #own: Partial<Record<'shell' | 'control', { socket: Dealer; writer: SocketWriter }>> = {};
   #sawIopub = false;
+  /** msg_id of the request the latest iopub `idle` status answered, and who waits for the next one. */
+  #lastIdleParent = '';
+  #onIdle: (() => void) | undefined;
   readonly #waiters = new Map<string, (raw: RawMessage | undefined) => void>();
   readonly #clients = new Set<KernelClient>();
   readonly #iopubListeners = new Set<IopubListener>();
@@ -279,12 +285,14 @@ export class Kernel implements ClientHost {
   }
 
   /**
-   * Readiness: a `kernel_info_reply` and at least one iopub message (so the subscription is
-   * live and no output is lost). Nudges like jupyter_server, but backs off while the kernel is
-   * silent (0.5, 1, 2, 2 ... s): a kernel that is still starting answers every queued request
-   * at once when it comes up (each with busy/idle on iopub), and the latest request is always
-   * still awaited then, so fewer nudges cost no latency. 20 kernels starting at once on a
-   * loaded machine otherwise got a dozen requests each.
+   * Readiness: a `kernel_info_reply` and the `idle` status for that request (so the
+   * subscription is live, no output is lost, and the kernel is quiet); from a kernel that
+   * publishes no such status, at least one iopub message within a grace period. Nudges like
+   * jupyter_server, but backs off while the kernel is silent (0.5, 1, 2, 2 ... s): a kernel that
+   * is still starting answers every queued request at once when it comes up (each with
+   * busy/idle on iopub), and the latest request is always still awaited then, so fewer nudges
+   * cost no latency. 20 kernels starting at once on a loaded machine otherwise got a dozen
+   * requests each.
    */
   async waitReady(timeoutMs: number): Promise<void> {
     const process = this.#process;
@@ -294,9 +302,8 @@ export class Kernel implements ClientHost {
       exited = true;
       return undefined;
     });
-    let replied = false;
     let wait = 500;
-    while (!(replied && this.#sawIopub)) {
+    for (;;) {
       if (exited)
         throw new NbserveError('internal', `Kernel ${this.name} died while starting`, {
           reason: 'kernel start failed',
@@ -311,13 +318,37 @@ export class Kernel implements ClientHost {
       }
       const request = this.request('shell', 'kernel_info_request', {}, Math.min(wait, left));
       const reply = await (exit ? Promise.race([request, exit]) : request);
-      if (reply?.header.msg_type === 'kernel_info_reply') replied = true;
-      else if (replied && !this.#sawIopub) await new Promise((r) => setTimeout(r, 50));
-      else wait = Math.min(2 * wait, 2000);
+      if (reply?.header.msg_type === 'kernel_info_reply') {
+        // Settled once it published idle for the request it answered: then nothing of the start
+        // itself changes the kernel's model (last_activity) after the start returned it. With no
+        // iopub message seen yet the subscription may not be live (its status lost): ask again soon.
+        const grace = Math.max(0, Math.min(this.#sawIopub ? IDLE_GRACE_MS : 100, deadline - Date.now()));
+        if ((await this.#idleFor(reply.parent_header.msg_id, grace)) || this.#sawIopub) break;
+      } else {
+        wait = Math.min(2 * wait, 2000);
+      }
     }
     if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
     this.#closeOwnSocket('shell');
+  }
+
+  /** Waits up to `ms` for the kernel to publish `idle` for the request `msgId`. */
+  async #idleFor(msgId: string, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.#lastIdleParent !== msgId) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.#onIdle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#onIdle = undefined;
+    }
+    return true;
   }
 
   async #receiveReplies(socket: Dealer): Promise<void> {
@@ -376,6 +407,10 @@ export class Kernel implements ClientHost {
       return;
     }
     if (typeof state !== 'string') return;
+    if (state === 'idle') {
+      this.#lastIdleParent = peekStringField(raw.parentHeader, 'msg_id');
+      this.#onIdle?.();
+    }
     if (this.executionState === 'starting') {
       this.executionState = 'idle';
       return;

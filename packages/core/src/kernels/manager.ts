@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NbserveError, notFound } from '../errors.js';
 import type { KernelSpecManager } from '../kernelspecs/manager.js';
+import { kernelNameToStart } from '../kernelspecs/spec.js';
 import { Kernel } from './kernel.js';
 import type { KernelProcess, KernelProvisioner } from './provisioner.js';
 import type { KernelModel } from './types.js';
@@ -38,6 +39,7 @@ export interface KernelManagerOptions {
 }
 
 export interface StartKernelOptions {
+  /** A kernelspec name (case-insensitive; `python` means `python3`, as in jupyter_client). Default: the default spec. */
   name?: string | undefined;
   /** API path of the notebook/directory; sets the working directory. */
   path?: string | undefined;
@@ -125,7 +127,7 @@ export class KernelManager {
       const existing = this.#kernels.get(options.kernelId);
       if (existing) return existing;
     }
-    const name = options.name || (await this.#options.kernelspecs.defaultName());
+    const name = kernelNameToStart(options.name || (await this.#options.kernelspecs.defaultName()));
     let spec: Awaited<ReturnType<KernelSpecManager['get']>>;
     try {
       spec = await this.#options.kernelspecs.get(name);

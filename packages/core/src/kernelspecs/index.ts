@@ -4,6 +4,7 @@ export {
   type BuiltinKernelSpec,
   type KernelSpec,
   type KernelSpecEntry,
+  kernelNameToStart,
   normalizeKernelSpec,
   resourceKey,
   VALID_KERNEL_NAME,

@@ -9,6 +9,7 @@ import {
   resourceKey,
   VALID_KERNEL_NAME,
 } from './spec.js';
+import { DiskStamps } from './stamps.js';
 
 export interface KernelSpecManagerOptions {
   /** The `kernels` directories to search, in priority order. Default: Jupyter's search path. */
@@ -25,6 +26,8 @@ export interface KernelSpecManagerOptions {
   allowed?: string[];
   /** Receives warnings about broken or oddly named specs. */
   warn?: (message: string) => void;
+  /** The clock compared with file times (injectable for tests). Default `Date.now`. */
+  now?: () => number;
 }
 
 export interface KernelSpecListing {
@@ -32,17 +35,31 @@ export interface KernelSpecListing {
   kernelspecs: Record<string, KernelSpecEntry>;
 }
 
+/** One reading of the disk: the specs found (first directory wins) and what they were read from. */
+interface Snapshot {
+  specs: Map<string, KernelSpecEntry>;
+  stamps: DiskStamps;
+  readStartedMs: number;
+}
+
 /**
- * Finds kernelspecs on disk and in code. Disk is re-read on every call, so kernelspecs installed
- * while the server runs appear without a restart (listing a few directories is cheap).
+ * Finds kernelspecs on disk and in code. Kernelspecs installed while the server runs appear
+ * without a restart, even in a data directory that did not exist at start: a listing is reused
+ * only while a `stat` of every directory and kernel.json it was read from (and of the nearest
+ * existing ancestor of a missing search directory) shows no change, which costs a fraction of
+ * reading every spec again.
  */
 export class KernelSpecManager {
   readonly dirs: readonly string[];
   readonly #options: KernelSpecManagerOptions;
   readonly #warned = new Set<string>();
+  readonly #now: () => number;
+  #snapshot: Snapshot | undefined;
+  #reads = 0;
 
   constructor(options: KernelSpecManagerOptions = {}) {
     this.#options = options;
+    this.#now = options.now ?? Date.now;
     this.dirs =
       options.dirs ??
       kernelSpecDirs({
@@ -51,18 +68,17 @@ export class KernelSpecManager {
       });
   }
 
+  /** How many times the specs were read from disk (a listing served from a valid snapshot is not). */
+  get diskReads(): number {
+    return this.#reads;
+  }
+
   async list(): Promise<KernelSpecListing> {
-    const found = new Map<string, KernelSpecEntry>();
-    for (const dir of this.dirs) {
-      for (const entry of await this.#scanDir(dir)) if (!found.has(entry.name)) found.set(entry.name, entry);
-    }
-    for (const builtin of this.#options.builtin ?? []) {
-      const name = builtin.name.toLowerCase();
-      if (!found.has(name)) found.set(name, await this.#fromBuiltin(builtin));
-    }
     const allowed = this.#options.allowed?.map((n) => n.toLowerCase()) ?? [];
     const kernelspecs: Record<string, KernelSpecEntry> = {};
-    for (const [name, entry] of found) if (allowed.length === 0 || allowed.includes(name)) kernelspecs[name] = entry;
+    for (const [name, entry] of await this.#specs()) {
+      if (allowed.length === 0 || allowed.includes(name)) kernelspecs[name] = entry;
+    }
     return { default: this.#defaultName(kernelspecs), kernelspecs };
   }
 
@@ -105,6 +121,32 @@ export class KernelSpecManager {
     throw notFound(`Kernel spec resource ${name}/${file} not found`);
   }
 
+  /** The specs as on disk now: the last snapshot while its stamps hold, else a fresh reading. */
+  async #specs(): Promise<Map<string, KernelSpecEntry>> {
+    const last = this.#snapshot;
+    if (last?.stamps.settledBefore(last.readStartedMs) && last.stamps.unchanged()) return last.specs;
+    const fresh = await this.#read();
+    // Concurrent readings may finish out of order: keep the one that started last.
+    if (!this.#snapshot || fresh.readStartedMs >= this.#snapshot.readStartedMs) this.#snapshot = fresh;
+    return fresh.specs;
+  }
+
+  async #read(): Promise<Snapshot> {
+    this.#reads++;
+    const readStartedMs = this.#now();
+    const stamps = new DiskStamps();
+    const specs = new Map<string, KernelSpecEntry>();
+    for (const dir of this.dirs) {
+      if (!stamps.addSearchDir(dir)) continue; // a missing search directory is normal
+      for (const entry of await this.#scanDir(dir, stamps)) if (!specs.has(entry.name)) specs.set(entry.name, entry);
+    }
+    for (const builtin of this.#options.builtin ?? []) {
+      const name = builtin.name.toLowerCase();
+      if (!specs.has(name)) specs.set(name, await this.#fromBuiltin(builtin));
+    }
+    return { specs, stamps, readStartedMs };
+  }
+
   #defaultName(kernelspecs: Record<string, KernelSpecEntry>): string {
     const configured = this.#options.defaultName?.toLowerCase();
     if (configured) return configured;
@@ -114,19 +156,23 @@ export class KernelSpecManager {
     return Object.keys(kernelspecs).sort()[0] ?? 'python3';
   }
 
-  async #scanDir(dir: string): Promise<KernelSpecEntry[]> {
+  async #scanDir(dir: string, stamps: DiskStamps): Promise<KernelSpecEntry[]> {
     let names: string[];
     try {
       names = await readdir(dir);
     } catch {
-      return []; // a missing search directory is normal
+      return [];
     }
     const entries: KernelSpecEntry[] = [];
     for (const dirName of names.sort()) {
       const specDir = path.join(dir, dirName);
+      const kernelJson = path.join(specDir, 'kernel.json');
+      // Stamped even when not (yet) a spec: its kernel.json may be written later.
+      stamps.add(specDir);
+      if (!stamps.add(kernelJson)) continue;
       let text: string;
       try {
-        text = await readFile(path.join(specDir, 'kernel.json'), 'utf8');
+        text = await readFile(kernelJson, 'utf8');
       } catch {
         continue; // not a kernelspec directory
       }

@@ -27,10 +27,11 @@ export interface BuiltinKernelSpec {
   resourceDir?: string | null;
 }
 
+/** jupyter_client reads every field but argv as optional (`display_name` and `language` default to ""). */
 const KernelJsonSchema = v.object({
   argv: v.pipe(v.array(v.string()), v.minLength(1, 'argv must not be empty')),
-  display_name: v.string(),
-  language: v.string(),
+  display_name: v.optional(v.string(), ''),
+  language: v.optional(v.string(), ''),
   env: v.optional(v.record(v.string(), v.string()), {}),
   interrupt_mode: v.optional(v.picklist(['signal', 'message']), 'signal'),
   metadata: v.optional(v.record(v.string(), v.unknown()), {}),
@@ -55,6 +56,15 @@ export function normalizeKernelSpec(value: unknown): { spec: KernelSpec } | { er
 
 /** Jupyter's name rule; names breaking it are warned about but still listed (jupyter_client 7+). */
 export const VALID_KERNEL_NAME = /^[a-z0-9._-]+$/i;
+
+/**
+ * The kernel name to start for a requested one. jupyter_client's KernelManager turns the name
+ * `python` (exactly, as old notebooks and clients send it) into `python3`, its native kernel,
+ * before looking the spec up; nothing else is aliased.
+ */
+export function kernelNameToStart(requested: string): string {
+  return requested === 'python' ? 'python3' : requested;
+}
 
 /** Resource files served for a spec: `kernel.js`, `kernel.css`, and `logo-*` keyed without extension. */
 export function resourceKey(fileName: string): string | undefined {

@@ -112,8 +112,14 @@ export class SessionManager {
     return { model: this.#model(record), created: true };
   }
 
+  /**
+   * The kernel a session gets: the running kernel `kernel.id` names, else a new one started by
+   * `kernel.name` (or the default). A create naming a kernel id that is not running starts a new
+   * kernel, as Jupyter's servers do (old clients send a stale or placeholder id); an update must
+   * name a running one.
+   */
   async #kernelFor(kernel: KernelRequest | undefined, sessionPath: string, op: 'create' | 'update'): Promise<string> {
-    if (kernel?.id) {
+    if (kernel?.id && (op === 'update' || this.#kernels.has(kernel.id))) {
       if (!this.#kernels.has(kernel.id)) throw badRequest(`No such kernel: ${kernel.id}`);
       if (op === 'create' && (await this.#store.list()).some((r) => r.kernelId === kernel.id)) {
         throw conflict(`Kernel ${kernel.id} is already in use by another session`);

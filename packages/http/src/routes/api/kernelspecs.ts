@@ -2,7 +2,8 @@ import { type KernelSpecEntry, notFound } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
 
-const NAME_PATTERN = /^[\w.\-%]+$/;
+/** Longer names cannot be directory names (NAME_MAX). */
+const MAX_NAME_LENGTH = 255;
 
 /** The REST model of a spec: resource file names become URLs under `<base>kernelspecs/` (no `/api`). */
 export function kernelSpecModel(entry: KernelSpecEntry, baseUrl: string) {
@@ -13,14 +14,18 @@ export function kernelSpecModel(entry: KernelSpecEntry, baseUrl: string) {
   return { name: entry.name, spec: entry.spec, resources };
 }
 
-/** The `:kernel_name` of a route, URL-unescaped; names outside Jupyter's pattern are unknown. */
+/**
+ * The `:kernel_name` of a route, URL-unescaped: `sample%202` asks for the spec directory
+ * `sample 2`. Jupyter matches `[\w.\-%]+` against the escaped form, so any name can be asked for;
+ * lookups are case-insensitive.
+ */
 export function kernelNameParam(c: Context<NbserveEnv>): string {
-  const raw = c.req.param('kernel_name') ?? '';
-  if (!NAME_PATTERN.test(raw)) throw notFound(`Kernel spec ${raw.slice(0, 100)} not found`);
-  return raw;
+  const name = c.req.param('kernel_name') ?? '';
+  if (name === '' || name.length > MAX_NAME_LENGTH) throw notFound(`Kernel spec ${name.slice(0, 100)} not found`);
+  return name;
 }
 
-/** `/api/kernelspecs` (reference §5). Disk is re-read on each request: new specs appear at once. */
+/** `/api/kernelspecs` (reference §5). Specs installed while the server runs appear at once. */
 export function registerKernelSpecRoutes(app: Hono<NbserveEnv>): void {
   app.get('/api/kernelspecs', async (c) => {
     const listing = await c.get('services').kernelspecs.list();
