@@ -1,6 +1,8 @@
 import type { KeyBinding } from '@codemirror/view';
 import { h, toast } from '../lib/dom.js';
 import { Cell } from './cell.js';
+import { editorCommandKeys } from './command-keys.js';
+import { COMMANDS, type CommandId } from './commands.js';
 import { fromCodePoints, toCodePoints } from './editor.js';
 import type { KernelConnection, RequestHandlers } from './kernel.js';
 import type { KernelMessage } from './messages.js';
@@ -41,6 +43,8 @@ export class Notebook {
     readonly kernel: KernelConnection,
     /** Records the execute requests in flight, for a page that takes over after this one closes. */
     readonly resume: ResumeTracker = new ResumeTracker(undefined),
+    /** Runs a page command (the run keys work in the cell editor too). */
+    private readonly runCommand: (id: CommandId) => void = () => {},
   ) {
     document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
@@ -553,14 +557,8 @@ export class Notebook {
   // ---- keys inside the editor (edit mode) ----
 
   editorKeys(): KeyBinding[] {
-    const run = (then: 'stay' | 'next' | 'insert') => () => {
-      this.runSelected(then);
-      return true;
-    };
     return [
-      { key: 'Shift-Enter', run: run('next') },
-      { key: 'Mod-Enter', run: run('stay') },
-      { key: 'Alt-Enter', run: run('insert') },
+      ...editorCommandKeys(COMMANDS, this.runCommand),
       {
         key: 'Escape',
         run: () => {
