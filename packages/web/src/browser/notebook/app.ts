@@ -122,7 +122,7 @@ export class NotebookApp {
     const closeSaved = entry.closeSaveOver !== undefined && entry.closeSaveOver !== this.saver.hash;
     const requests: Adoption['requests'] = new Map();
     for (const r of entry.requests) {
-      const handlers = this.notebook.adopt(closeSaved ? { ...r, saved: true } : r);
+      const handlers = this.notebook.runner.adopt(closeSaved ? { ...r, saved: true } : r);
       if (handlers) requests.set(r.msgId, handlers);
     }
     if (requests.size > 0) {
@@ -153,7 +153,7 @@ export class NotebookApp {
   private reclaimSession(): void {
     if (this.resume.reclaim() || !this.resumeKey) return;
     this.kernel.renewSession();
-    this.notebook.clearRunning();
+    this.notebook.runner.clearRunning();
     holdLock(lockName(this.kernel.clientSession));
     this.resume.bind(this.resumeKey, this.kernel.clientSession);
   }
@@ -163,7 +163,7 @@ export class NotebookApp {
   private showKernelStatus(status: KernelStatus): void {
     const name = this.kernel.session?.kernel.name;
     this.chrome.showKernelStatus(status, (name && this.specs?.kernelspecs[name]?.spec.display_name) || name || '');
-    if (status === 'restarting' || status === 'dead') this.notebook.clearRunning();
+    if (status === 'restarting' || status === 'dead') this.notebook.runner.clearRunning();
   }
 
   private updateSaveState(lastModified?: string, note?: string): void {
@@ -276,7 +276,7 @@ export class NotebookApp {
     const ok = await confirmDialog('Restart kernel', 'Restart the kernel? All variables are lost.', 'Restart', true);
     if (!ok) return;
     await this.kernel.restart();
-    this.notebook.clearRunning();
+    this.notebook.runner.clearRunning();
     if (clear) this.notebook.clearAllOutputs();
     if (runAll) await this.notebook.runAll();
   }
@@ -331,7 +331,7 @@ export class NotebookApp {
         if (this.notebook.dirty && !(await confirmDialog('Unsaved changes', 'Close without saving?', 'Close', true)))
           return;
         if (this.kernel.session) await api(`api/sessions/${this.kernel.session.id}`, { method: 'DELETE' });
-        this.notebook.clearRunning();
+        this.notebook.runner.clearRunning();
         this.notebook.setDirty(false);
         location.href = url(baseUrl, 'tree', dirname(this.path));
       },
@@ -360,7 +360,7 @@ export class NotebookApp {
       'shutdown-kernel': async () => {
         if (this.kernel.session) await api(`api/sessions/${this.kernel.session.id}`, { method: 'DELETE' });
         this.kernel.close();
-        this.notebook.clearRunning(); // nothing more comes, and nothing is left for a next page
+        this.notebook.runner.clearRunning(); // nothing more comes, and nothing is left for a next page
         this.showKernelStatus('no kernel');
       },
       'show-shortcuts': () => showShortcuts(this.commands.specs),

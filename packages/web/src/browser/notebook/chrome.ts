@@ -72,7 +72,7 @@ export class NotebookChrome {
       renderMenuBar(this.commands, { Kernel: [changeKernel, this.kernelMenu] }),
       this.renderToolbar(),
       h('main', { className: 'notebook-main', id: 'notebook' }, this.notebook.element),
-      this.notebook.pager,
+      this.notebook.pager.element,
     );
     this.notebook.element.tabIndex = -1;
   }

@@ -123,7 +123,7 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
     if (target.closest('input,textarea,select,dialog,.cm-editor')) return;
     if (e.key === 'Escape') {
       // Also the way back to command mode when focus left the editor (a menu, the page).
-      if (!notebook.closePager()) notebook.enterCommand();
+      if (!notebook.pager.close()) notebook.enterCommand();
       return;
     }
     if (notebook.mode === 'edit') return;
