@@ -143,6 +143,8 @@ export class FilesView {
             mimetype: null,
             content: null,
             format: null,
+            hash: null,
+            hash_algorithm: null,
           },
         ]
       : [];
