@@ -197,6 +197,19 @@ describe('notebook page with a real python3 kernel', () => {
     const help = page.locator('dialog.modal', { hasText: 'Keyboard shortcuts' });
     await help.waitFor();
     expect(await help.locator('table.shortcuts tr').count()).toBeGreaterThan(10);
+    // The menus and the help come from one table: every key a menu shows is in the help, same command.
+    const menuKeys = await page
+      .locator('.menubar .menu-item:has(kbd)')
+      .evaluateAll((items) =>
+        items.map((i) => [i.querySelector('kbd')?.textContent, i.querySelector('span')?.textContent]),
+      );
+    const helpRows = await help
+      .locator('table.shortcuts tr:has(td)')
+      .evaluateAll((rows) =>
+        rows.map((r) => [[...r.querySelectorAll('kbd')].map((k) => k.textContent), r.lastElementChild?.textContent]),
+      );
+    expect(menuKeys.length).toBeGreaterThan(10);
+    for (const [key, label] of menuKeys) expect(helpRows).toContainEqual([expect.arrayContaining([key]), label]);
     await help.locator('button:has-text("Close")').click();
     await help.waitFor({ state: 'detached' });
   });

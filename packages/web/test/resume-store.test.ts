@@ -126,8 +126,10 @@ describe('resume store', () => {
       JSON.stringify({
         entries: [
           { session: 's', savedAt: 'yesterday', requests: [] },
-          { session: 'ok', savedAt: NOW, released: true, requests: [{ msgId: 1 }, request('good')] },
+          { session: 'ok', savedAt: NOW, released: true, requests: [{ msgId: 1 }, [], 'x', request('good')] },
           null,
+          ['ok', NOW],
+          'ok',
         ],
       }),
     );

@@ -1,5 +1,6 @@
 import { AnsiUp } from 'ansi_up';
 import { escapeHtml } from '../shared/escape.js';
+import { isObject } from '../shared/is-object.js';
 import { renderLatex, renderMarkdown } from '../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../shared/mime.js';
 import { applyCarriageReturns } from '../shared/stream-text.js';
@@ -80,8 +81,8 @@ export function renderNotebookHtml(notebook: unknown): string {
     if (raw?.cell_type === 'markdown') {
       parts.push(`<div class="print-cell markdown-cell">${renderMarkdown(source, { allowHtml: false })}</div>`);
     } else if (raw?.cell_type === 'code') {
-      const outputs = Array.isArray(raw.outputs) ? (raw.outputs as Record<string, unknown>[]) : [];
-      const rendered = outputs.map((o) => (o && typeof o === 'object' ? renderOutput(o) : '')).join('');
+      const outputs: unknown[] = Array.isArray(raw.outputs) ? raw.outputs : [];
+      const rendered = outputs.map((o) => (isObject(o) ? renderOutput(o) : '')).join('');
       parts.push(
         `<div class="print-cell code-cell"><div class="print-input"><span class="prompt">In&nbsp;[${prompt(raw.execution_count)}]:</span><pre class="source">${escapeHtml(source)}</pre></div>${rendered ? `<div class="print-outputs">${rendered}</div>` : ''}</div>`,
       );

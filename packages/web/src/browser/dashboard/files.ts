@@ -1,10 +1,20 @@
-import { ApiError, api, type ContentsModel, contentsRoute, getContents, type KernelSpecs } from '../lib/api.js';
+import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
-import { confirmDialog, promptDialog } from '../lib/dialog.js';
+import { confirmDialog } from '../lib/dialog.js';
 import { clear, formatSize, formatTime, h, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { basename, dirname, joinPath, url } from '../lib/paths.js';
+import { basename, dirname, url } from '../lib/paths.js';
 import { VirtualList } from '../lib/virtual-list.js';
+import { breadcrumbs } from './breadcrumbs.js';
+import {
+  deleteEntries,
+  downloadEntries,
+  duplicateEntries,
+  moveEntries,
+  renameEntry,
+  shutDownSessionsOf,
+} from './file-actions.js';
+import { renderNewMenu } from './new-menu.js';
 import { uploadFile } from './upload.js';
 
 type SortKey = 'name' | 'last_modified' | 'size';
@@ -28,7 +38,7 @@ export class FilesView {
   private readonly status = h('div', { className: 'list-status' });
   private readonly newMenu = h('div', { className: 'menu', role: 'menu', hidden: true });
 
-  constructor(private readonly specs: KernelSpecs | undefined) {
+  constructor(specs: KernelSpecs | undefined) {
     this.list = new VirtualList(ROW_HEIGHT, (item, i) => this.renderRow(item, i));
     this.list.element.setAttribute('role', 'grid');
     this.list.element.setAttribute('aria-label', 'Files');
@@ -45,7 +55,12 @@ export class FilesView {
     document.addEventListener('click', () => {
       this.newMenu.hidden = true;
     });
-    this.buildNewMenu();
+    renderNewMenu(
+      this.newMenu,
+      specs,
+      () => this.dir,
+      (model) => this.folderCreated(model),
+    );
     const toolbar = h(
       'div',
       { className: 'toolbar' },
@@ -86,7 +101,7 @@ export class FilesView {
   }
 
   async load(): Promise<void> {
-    this.renderCrumbs();
+    this.crumbs.replaceChildren(...breadcrumbs(this.dir, (path) => void this.open(path, true)));
     try {
       const [model, sessions] = await Promise.all([
         getContents(this.dir, { content: '1' }),
@@ -128,6 +143,8 @@ export class FilesView {
             mimetype: null,
             content: null,
             format: null,
+            hash: null,
+            hash_algorithm: null,
           },
         ]
       : [];
@@ -289,7 +306,7 @@ export class FilesView {
       btn('Move', () => this.move(sel), true),
       btn(
         'Download',
-        () => this.download(sel),
+        async () => downloadEntries(sel),
         sel.every((e) => e.type !== 'directory'),
       ),
       btn('Shutdown', () => this.shutdown(sel), anyRunning),
@@ -297,152 +314,40 @@ export class FilesView {
     );
   }
 
-  private renderCrumbs(): void {
-    const base = pageConfig().baseUrl;
-    const parts = this.dir ? this.dir.split('/') : [];
-    const link = (label: string, path: string) => {
-      const a = h('a', { href: url(base, 'tree', path), className: 'crumb' }, label);
-      a.addEventListener('click', (e) => {
-        e.preventDefault();
-        void this.open(path, true);
-      });
-      return a;
-    };
-    const home = link('', '');
-    home.append(icon('home'), 'Home');
-    const items: Node[] = [home];
-    parts.forEach((part, i) => {
-      items.push(h('span', { className: 'crumb-sep' }, '/'), link(part, parts.slice(0, i + 1).join('/')));
-    });
-    this.crumbs.replaceChildren(...items);
-  }
-
-  private buildNewMenu(): void {
-    const item = (label: string, fn: () => Promise<void>, logo?: string) => {
-      const el = h(
-        'button',
-        { type: 'button', className: 'menu-item', role: 'menuitem' },
-        logo ? h('img', { src: logo, alt: '', className: 'kernel-logo' }) : null,
-        label,
-      );
-      el.addEventListener('click', () => {
-        this.newMenu.hidden = true;
-        void fn().catch((e: unknown) => toast(e instanceof Error ? e.message : String(e), 'error'));
-      });
-      return el;
-    };
-    const specs = this.specs ? Object.values(this.specs.kernelspecs) : [];
-    specs.sort((a, b) => a.spec.display_name.localeCompare(b.spec.display_name));
-    this.newMenu.append(h('div', { className: 'menu-title' }, 'Notebook:'));
-    for (const spec of specs) {
-      const logo = spec.resources['logo-32x32'] ?? spec.resources['logo-64x64'] ?? spec.resources['logo-svg'];
-      this.newMenu.append(item(spec.spec.display_name, () => this.newNotebook(spec.name), logo));
-    }
-    if (specs.length === 0) this.newMenu.append(h('div', { className: 'menu-note' }, 'No kernels found'));
-    this.newMenu.append(
-      h('hr'),
-      item('Text File', () => this.newItem({ type: 'file', ext: '.txt' })),
-      item('Folder', () => this.newItem({ type: 'directory' })),
-    );
-  }
-
-  private async newNotebook(kernelName: string): Promise<void> {
-    const model = await api<ContentsModel>(contentsRoute(this.dir), { method: 'POST', body: { type: 'notebook' } });
-    const spec = this.specs?.kernelspecs[kernelName];
-    if (spec) {
-      // Record the chosen kernel in the notebook so its page starts that kernel.
-      await api(contentsRoute(model.path), {
-        method: 'PUT',
-        body: {
-          type: 'notebook',
-          format: 'json',
-          content: {
-            nbformat: 4,
-            nbformat_minor: 5,
-            metadata: {
-              kernelspec: { name: spec.name, display_name: spec.spec.display_name, language: spec.spec.language },
-              language_info: { name: spec.spec.language },
-            },
-            cells: [],
-          },
-        },
-      });
-    }
-    location.href = url(pageConfig().baseUrl, 'notebooks', model.path);
-  }
-
-  private async newItem(body: { type: string; ext?: string }): Promise<void> {
-    const model = await api<ContentsModel>(contentsRoute(this.dir), { method: 'POST', body });
-    if (body.type === 'file') {
-      location.href = url(pageConfig().baseUrl, 'edit', model.path);
-      return;
-    }
-    await this.load();
-    this.selected.clear();
-    this.selected.add(model.path);
-    await this.rename(model);
-  }
-
   private async rename(item: ContentsModel): Promise<void> {
-    const name = await promptDialog(`Rename ${item.type}`, 'New name', item.name);
-    if (name === undefined || name === item.name || name.trim() === '') return;
-    if (name.includes('/')) throw new Error('A name cannot contain "/"; use Move instead');
-    await api(contentsRoute(item.path), { method: 'PATCH', body: { path: joinPath(dirname(item.path), name) } });
+    if (!(await renameEntry(item))) return;
     this.selected.clear();
     await this.load();
   }
 
   private async duplicate(items: ContentsModel[]): Promise<void> {
-    for (const item of items) {
-      await api(contentsRoute(this.dir), { method: 'POST', body: { copy_from: item.path } });
-    }
+    await duplicateEntries(this.dir, items);
     await this.load();
   }
 
   private async move(items: ContentsModel[]): Promise<void> {
-    const target = await promptDialog(
-      `Move ${items.length} item${items.length === 1 ? '' : 's'}`,
-      'Destination folder (relative to the root)',
-      this.dir,
-    );
-    if (target === undefined) return;
-    const dest = target.replace(/^\/+|\/+$/g, '');
-    for (const item of items) {
-      await api(contentsRoute(item.path), { method: 'PATCH', body: { path: joinPath(dest, item.name) } });
-    }
+    if (!(await moveEntries(this.dir, items))) return;
     this.selected.clear();
     await this.load();
   }
 
-  private async download(items: ContentsModel[]): Promise<void> {
-    for (const item of items) {
-      const a = h('a', { href: `${url(pageConfig().baseUrl, 'files', item.path)}?download=1`, download: item.name });
-      document.body.append(a);
-      a.click();
-      a.remove();
-    }
-  }
-
   private async shutdown(items: ContentsModel[]): Promise<void> {
-    const sessions = await api<{ id: string; path: string }[]>('api/sessions');
-    for (const s of sessions) {
-      if (items.some((i) => i.path === s.path)) await api(`api/sessions/${s.id}`, { method: 'DELETE' });
-    }
+    await shutDownSessionsOf(items);
     await this.load();
   }
 
   private async remove(items: ContentsModel[]): Promise<void> {
-    const names = items.map((i) => i.name).join(', ');
-    const ok = await confirmDialog(
-      'Delete',
-      `Are you sure you want to permanently delete ${items.length === 1 ? `"${names}"` : `these ${items.length} items: ${names}`}?`,
-      'Delete',
-      true,
-    );
-    if (!ok) return;
-    for (const item of items) await api(contentsRoute(item.path), { method: 'DELETE' });
+    if (!(await deleteEntries(items))) return;
     this.selected.clear();
     await this.load();
+  }
+
+  /** A folder made with New > Folder: selected, and up for renaming. */
+  private async folderCreated(model: ContentsModel): Promise<void> {
+    await this.load();
+    this.selected.clear();
+    this.selected.add(model.path);
+    await this.rename(model);
   }
 
   async upload(files: File[]): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ContentsModel } from '@nbserve/core';
 import { pageConfig } from './config.js';
 import { encodePath } from './paths.js';
 
@@ -68,20 +69,11 @@ export async function api<T = unknown>(route: string, options: RequestOptions = 
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** The contents model fields the pages use (rest-api.md §3.1). */
-export interface ContentsModel {
-  name: string;
-  path: string;
-  type: 'directory' | 'notebook' | 'file';
-  writable: boolean;
-  created: string;
-  last_modified: string;
-  size: number | null;
-  mimetype: string | null;
-  content: unknown;
-  format: string | null;
-  hash?: string | null;
-}
+/**
+ * The contents model is core's own type. Only the type is imported (erased when bundled), so
+ * nothing of core reaches the browser.
+ */
+export type { ContentsModel };
 
 export const contentsRoute = (path: string) => `api/contents${path ? `/${encodePath(path)}` : ''}`;
 

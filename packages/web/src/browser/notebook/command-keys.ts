@@ -1,35 +1,100 @@
-import type { CommandRegistry } from './commands.js';
+import type { KeyBinding } from '@codemirror/view';
+import type { CommandId, CommandRegistry, CommandSpec } from './commands.js';
 import type { Notebook } from './notebook.js';
 
-/** Command-mode keys of the classic notebook; two-key sequences (D D, I I, 0 0) within 800 ms. */
-const SINGLE: Record<string, string> = {
-  Enter: 'edit-cell',
-  'Shift-Enter': 'run-and-select-next',
-  'Ctrl-Enter': 'run-cell',
-  'Meta-Enter': 'run-cell',
-  'Alt-Enter': 'run-and-insert-below',
-  a: 'insert-above',
-  b: 'insert-below',
-  x: 'cut-cell',
-  c: 'copy-cell',
-  v: 'paste-below',
-  'Shift-V': 'paste-above',
-  z: 'undo-delete',
-  y: 'to-code',
-  m: 'to-markdown',
-  r: 'to-raw',
-  ArrowUp: 'select-previous',
-  k: 'select-previous',
-  ArrowDown: 'select-next',
-  j: 'select-next',
-  s: 'save',
-  'Ctrl-s': 'save',
-  'Meta-s': 'save',
-  h: 'show-shortcuts',
-};
+/** Two presses of a double key (D D, I I, 0 0) count within this time. */
+const DOUBLE_KEY_MS = 800;
 
-const DOUBLE: Record<string, string> = { d: 'delete-cell', i: 'interrupt', '0': 'restart' };
+/** Names in the table that differ from `KeyboardEvent.key`. */
+const EVENT_KEYS: Record<string, string> = { Up: 'ArrowUp', Down: 'ArrowDown', Esc: 'Escape' };
+const MODIFIERS = new Set(['Ctrl', 'Alt', 'Shift']);
 
+/** Keys that are not commands: Esc here, Tab and Shift-Tab in the cell editor (editor.ts). */
+export const MODE_KEYS: readonly { readonly keys: readonly string[]; readonly label: string }[] = [
+  { keys: ['Esc'], label: 'Command mode' },
+  { keys: ['Tab'], label: 'Complete (edit mode)' },
+  { keys: ['Shift-Tab'], label: 'Show documentation (edit mode)' },
+];
+
+/** The command-mode key bindings derived from the command table, by `keyName` of an event. */
+export interface KeyBindings {
+  single: ReadonlyMap<string, CommandId>;
+  /** Keys pressed twice in a row. */
+  double: ReadonlyMap<string, CommandId>;
+  /** Ctrl (or ⌘) + a key, matched before the focus is looked at; by the lower-case key. */
+  anywhere: ReadonlyMap<string, CommandId>;
+}
+
+function parseKey(key: string): { mods: Set<string>; base: string } {
+  const parts = key.split('-');
+  const base = parts.pop() ?? '';
+  const mods = new Set(parts);
+  for (const m of mods) if (!MODIFIERS.has(m)) throw new Error(`unknown modifier in key ${key}`);
+  if (base === '') throw new Error(`no key in ${key}`);
+  return { mods, base };
+}
+
+/** The `keyName`s one key of the table stands for: `Ctrl-Enter` is Ctrl-Enter and ⌘-Enter. */
+export function eventKeyNames(key: string): string[] {
+  const { mods, base } = parseKey(key);
+  const name =
+    base.length === 1 ? (mods.has('Shift') ? base.toUpperCase() : base.toLowerCase()) : (EVENT_KEYS[base] ?? base);
+  const rest = `${mods.has('Alt') ? 'Alt-' : ''}${mods.has('Shift') ? 'Shift-' : ''}${name}`;
+  return mods.has('Ctrl') ? [`Ctrl-${rest}`, `Meta-${rest}`] : [rest];
+}
+
+/** The same key in CodeMirror's notation (`Mod` is Ctrl, or ⌘ on a Mac). */
+export function editorKeyName(key: string): string {
+  const { mods, base } = parseKey(key);
+  const name = base.length === 1 ? base.toLowerCase() : (EVENT_KEYS[base] ?? base);
+  return `${mods.has('Ctrl') ? 'Mod-' : ''}${mods.has('Alt') ? 'Alt-' : ''}${mods.has('Shift') ? 'Shift-' : ''}${name}`;
+}
+
+/** Derives the command-mode bindings; a key given to two commands is an error in the table. */
+export function keyBindings(specs: readonly CommandSpec[]): KeyBindings {
+  const single = new Map<string, CommandId>();
+  const double = new Map<string, CommandId>();
+  const anywhere = new Map<string, CommandId>();
+  const bind = (map: Map<string, CommandId>, name: string, id: CommandId) => {
+    // A double key must not also be a single one; Ctrl keys that work anywhere are their own set.
+    const taken = map === anywhere ? anywhere.get(name) : (single.get(name) ?? double.get(name));
+    if (taken) throw new Error(`key ${name} is bound to both ${taken} and ${id}`);
+    map.set(name, id);
+  };
+  for (const spec of specs) {
+    const id = spec.id as CommandId;
+    for (const key of spec.keys ?? []) {
+      const presses = key.split(' ');
+      if (presses.length === 2 && presses[0] === presses[1]) {
+        for (const name of eventKeyNames(presses[0] as string)) bind(double, name, id);
+      } else if (presses.length !== 1) {
+        throw new Error(`key ${key}: only one key, or the same key twice, is supported`);
+      } else if (spec.anywhere && parseKey(key).mods.has('Ctrl')) {
+        bind(anywhere, parseKey(key).base.toLowerCase(), id);
+      } else {
+        for (const name of eventKeyNames(key)) bind(single, name, id);
+      }
+    }
+  }
+  return { single, double, anywhere };
+}
+
+/** The keys of `inEditor` commands, for the cell editor's keymap. */
+export function editorCommandKeys(specs: readonly CommandSpec[], run: (id: CommandId) => void): KeyBinding[] {
+  return specs
+    .filter((spec) => spec.inEditor)
+    .flatMap((spec) =>
+      (spec.keys ?? []).map((key) => ({
+        key: editorKeyName(key),
+        run: () => {
+          run(spec.id as CommandId);
+          return true;
+        },
+      })),
+    );
+}
+
+/** `Ctrl-Shift-V`-style name of a key event, as `eventKeyNames` gives them. */
 function keyName(e: KeyboardEvent): string {
   const mods = `${e.ctrlKey ? 'Ctrl-' : ''}${e.metaKey ? 'Meta-' : ''}${e.altKey ? 'Alt-' : ''}${e.shiftKey ? 'Shift-' : ''}`;
   const key =
@@ -37,14 +102,17 @@ function keyName(e: KeyboardEvent): string {
   return mods + key;
 }
 
+/** The classic notebook's command-mode keys, on the whole page. */
 export function installCommandKeys(notebook: Notebook, commands: CommandRegistry): void {
+  const { single, double, anywhere } = keyBindings(commands.specs);
   let pendingKey = '';
   let pendingAt = 0;
   document.addEventListener('keydown', (e) => {
     // Ctrl-S saves in both modes, and never opens the browser's "save page" dialog.
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+    const everywhere = e.ctrlKey || e.metaKey ? anywhere.get(e.key.toLowerCase()) : undefined;
+    if (everywhere) {
       e.preventDefault();
-      commands.run('save');
+      commands.run(everywhere);
       return;
     }
     const target = e.target as HTMLElement;
@@ -55,18 +123,18 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
     if (target.closest('input,textarea,select,dialog,.cm-editor')) return;
     if (e.key === 'Escape') {
       // Also the way back to command mode when focus left the editor (a menu, the page).
-      if (!notebook.closePager()) notebook.enterCommand();
+      if (!notebook.pager.close()) notebook.enterCommand();
       return;
     }
     if (notebook.mode === 'edit') return;
     const name = keyName(e);
-    const double = DOUBLE[name];
-    if (double) {
+    const twice = double.get(name);
+    if (twice) {
       e.preventDefault();
       const now = Date.now();
-      if (pendingKey === name && now - pendingAt < 800) {
+      if (pendingKey === name && now - pendingAt < DOUBLE_KEY_MS) {
         pendingKey = '';
-        commands.run(double);
+        commands.run(twice);
       } else {
         pendingKey = name;
         pendingAt = now;
@@ -74,30 +142,10 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
       return;
     }
     pendingKey = '';
-    const id = SINGLE[name];
+    const id = single.get(name);
     if (id) {
       e.preventDefault();
       commands.run(id);
     }
   });
 }
-
-export const SHORTCUT_HELP: [string, string][] = [
-  ['Shift-Enter', 'run cell, select below'],
-  ['Ctrl-Enter', 'run cell'],
-  ['Alt-Enter', 'run cell, insert below'],
-  ['Enter', 'edit mode'],
-  ['Esc', 'command mode'],
-  ['A / B', 'insert cell above / below'],
-  ['X / C / V / Shift-V', 'cut / copy / paste below / above'],
-  ['D D', 'delete cell'],
-  ['Z', 'undo cell deletion'],
-  ['Y / M / R', 'to code / markdown / raw'],
-  ['Up, K / Down, J', 'select previous / next cell'],
-  ['I I', 'interrupt the kernel'],
-  ['0 0', 'restart the kernel'],
-  ['S, Ctrl-S', 'save and checkpoint'],
-  ['Tab', 'complete (edit mode)'],
-  ['Shift-Tab', 'show documentation (edit mode)'],
-  ['H', 'this help'],
-];

@@ -33,6 +33,16 @@ export interface NotebookData {
 
 import { joinText } from '../../shared/mime.js';
 
+/** A new empty cell of `type`, with a fresh id. */
+export function blankCell(type: CellType): CellData {
+  const base: CellData = { id: crypto.randomUUID().slice(0, 8), cell_type: type, source: '', metadata: {} };
+  if (type === 'code') {
+    base.execution_count = null;
+    base.outputs = [];
+  }
+  return base;
+}
+
 /** Normalises a notebook read from the server: joins line arrays, fills missing fields. */
 export function normaliseNotebook(raw: unknown): NotebookData {
   const nb = (raw ?? {}) as Partial<NotebookData> & { cells?: unknown };

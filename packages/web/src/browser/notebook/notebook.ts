@@ -1,13 +1,14 @@
-import type { KeyBinding } from '@codemirror/view';
-import { h, toast } from '../lib/dom.js';
+import { h } from '../lib/dom.js';
 import { Cell } from './cell.js';
-import { fromCodePoints, toCodePoints } from './editor.js';
-import type { KernelConnection, RequestHandlers } from './kernel.js';
-import type { KernelMessage } from './messages.js';
-import { type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
-import { DisplayRegistry, type OutputArea } from './output-area.js';
-import { ansiHtml } from './render-mime.js';
-import { type InFlight, MAX_SOURCE_CHARS, ResumeTracker } from './resume.js';
+import { cellEditorSupport } from './cell-editor.js';
+import { CellRunner } from './cell-runner.js';
+import type { CommandId } from './commands.js';
+import type { EditorHooks } from './editor.js';
+import type { KernelConnection } from './kernel.js';
+import { blankCell, type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
+import { DisplayRegistry } from './output-area.js';
+import { Pager } from './pager.js';
+import { ResumeTracker } from './resume.js';
 
 export type Mode = 'command' | 'edit';
 
@@ -16,8 +17,8 @@ const FIRST_SLICE = 30;
 const SLICE = 60;
 
 /**
- * The notebook document in the page: its cells, the selection, command/edit mode, and
- * execution through the kernel connection.
+ * The notebook document in the page: its cells, the selection, command/edit mode and the
+ * editing of its structure; running cells is the CellRunner's part.
  */
 export class Notebook {
   readonly element = h('div', { className: 'notebook-cells', role: 'list' });
@@ -32,7 +33,9 @@ export class Notebook {
   private loadGeneration = 0;
   private readonly deleted: { index: number; cells: CellData[] }[] = [];
   /** The documentation pager (Shift-Tab, `?`); the page places it in the body. */
-  readonly pager = h('div', { className: 'pager', hidden: true, role: 'dialog', 'aria-label': 'Inspector' });
+  readonly pager = new Pager();
+  readonly runner: CellRunner;
+  private readonly editorSupport: Pick<EditorHooks, 'keys' | 'complete' | 'inspect'>;
   onDirty: (dirty: boolean) => void = () => {};
   onModeChange: (mode: Mode) => void = () => {};
   onExecutionChange: () => void = () => {};
@@ -40,18 +43,14 @@ export class Notebook {
   constructor(
     readonly kernel: KernelConnection,
     /** Records the execute requests in flight, for a page that takes over after this one closes. */
-    readonly resume: ResumeTracker = new ResumeTracker(undefined),
+    resume: ResumeTracker = new ResumeTracker(undefined),
+    /** Runs a page command (the run keys work in the cell editor too). */
+    runCommand: (id: CommandId) => void = () => {},
   ) {
+    this.runner = new CellRunner(this, kernel, resume);
+    this.editorSupport = cellEditorSupport(this, runCommand);
     document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
-    this.pager.append(
-      h(
-        'button',
-        { type: 'button', className: 'pager-close', 'aria-label': 'Close', onclick: () => this.closePager() },
-        '×',
-      ),
-      h('pre', { className: 'pager-body' }),
-    );
   }
 
   get language(): string {
@@ -92,7 +91,7 @@ export class Notebook {
     this.trusted = trusted;
     this.element.replaceChildren();
     this.cells = [];
-    const data = nb.cells.length > 0 ? nb.cells : [this.blankCell('code')];
+    const data = nb.cells.length > 0 ? nb.cells : [blankCell('code')];
     // Cells (and their rendered outputs) are built slice by slice, so the first screen paints
     // after ~30 cells instead of after all of them; the rest follow in later frames.
     const generation = ++this.loadGeneration;
@@ -198,15 +197,6 @@ export class Notebook {
 
   // ---- structure ----
 
-  private blankCell(type: CellType): CellData {
-    const base: CellData = { id: crypto.randomUUID().slice(0, 8), cell_type: type, source: '', metadata: {} };
-    if (type === 'code') {
-      base.execution_count = null;
-      base.outputs = [];
-    }
-    return base;
-  }
-
   private makeCell(data: CellData, trusted: boolean): Cell {
     return new Cell(
       data,
@@ -214,9 +204,7 @@ export class Notebook {
       this.displays,
       () => this.language,
       (cell) => ({
-        keys: this.editorKeys(),
-        complete: (code, cursor) => this.complete(code, cursor),
-        inspect: (code, cursor) => this.inspect(code, cursor),
+        ...this.editorSupport,
         onChange: (text) => {
           cell.sourceChanged(text);
           this.setDirty(true);
@@ -241,12 +229,12 @@ export class Notebook {
   }
 
   insertAbove(): void {
-    this.insertCell(this.selected, this.blankCell('code'));
+    this.insertCell(this.selected, blankCell('code'));
     this.select(this.selected);
   }
 
   insertBelow(): void {
-    this.insertCell(this.selected + 1, this.blankCell('code'));
+    this.insertCell(this.selected + 1, blankCell('code'));
     this.select(this.selected + 1);
   }
 
@@ -255,7 +243,7 @@ export class Notebook {
     if (!cell) return;
     this.deleted.push({ index: this.selected, cells: [cell.toJSON(serialiseOutput) as unknown as CellData] });
     this.removeAt(this.selected);
-    if (this.cells.length === 0) this.insertCell(0, this.blankCell('code'));
+    if (this.cells.length === 0) this.insertCell(0, blankCell('code'));
     this.select(Math.min(this.selected, this.cells.length - 1));
   }
 
@@ -317,7 +305,7 @@ export class Notebook {
   changeType(type: CellType): void {
     const cell = this.selectedCell;
     if (!cell || cell.type === type) return;
-    const data = this.blankCell(type);
+    const data = blankCell(type);
     data.source = cell.text;
     data.metadata = cell.data.metadata;
     const index = this.selected;
@@ -332,13 +320,13 @@ export class Notebook {
   runSelected(then: 'stay' | 'next' | 'insert'): void {
     const cell = this.selectedCell;
     if (!cell) return;
-    this.runCell(cell);
+    this.runner.run(cell);
     if (then === 'stay') {
       this.enterCommand();
       return;
     }
     if (then === 'insert' || this.selected === this.cells.length - 1) {
-      this.insertCell(this.selected + 1, this.blankCell('code'));
+      this.insertCell(this.selected + 1, blankCell('code'));
       this.select(this.selected + 1);
       this.enterEdit();
       return;
@@ -348,7 +336,7 @@ export class Notebook {
   }
 
   runCells(cells: Cell[]): void {
-    for (const cell of cells) this.runCell(cell);
+    for (const cell of cells) this.runner.run(cell);
   }
 
   /** Waits for cells still being built after a load, so "run all" really runs all. */
@@ -366,229 +354,11 @@ export class Notebook {
     this.runCells(this.cells.slice(this.selected));
   }
 
-  runCell(cell: Cell): void {
-    if (cell.type === 'markdown') {
-      cell.renderMarkdown();
-      return;
-    }
-    if (cell.type !== 'code' || !cell.outputArea) return;
-    const area = cell.outputArea;
-    if (cell.text.trim() === '') {
-      area.clear();
-      cell.setExecutionCount(null);
-      return;
-    }
-    area.clear();
-    area.trusted = true; // outputs this session produced are ours
-    cell.setRunning(true);
-    this.setDirty(true);
-    this.onExecutionChange();
-    const msgId = this.kernel.request(
-      'shell',
-      'execute_request',
-      {
-        code: cell.text,
-        silent: false,
-        store_history: true,
-        user_expressions: {},
-        allow_stdin: true,
-        stop_on_error: true,
-      },
-      this.executeHandlers(cell, area, () => msgId),
-    );
-    const source = cell.text.length <= MAX_SOURCE_CHARS ? cell.text : undefined;
-    this.resume.started({
-      msgId,
-      cellId: cell.data.id ?? '',
-      index: this.cells.indexOf(cell),
-      count: null,
-      saved: false,
-      ...(source === undefined ? {} : { source }),
-    });
-  }
-
-  /**
-   * Takes over a request an earlier page of this notebook left running (see resume.ts): puts its
-   * cell back into the running state and returns the handlers its replayed outputs go to. A cell
-   * that is not in the saved file (never saved) is put back from the stored source, if any.
-   */
-  adopt(request: InFlight): (RequestHandlers & { onOrphaned?(): void }) | undefined {
-    let cell = this.cells.find((c) => c.data.id === request.cellId);
-    if (!cell && request.source !== undefined && request.cellId) {
-      const data = this.blankCell('code');
-      data.id = request.cellId;
-      data.source = request.source;
-      cell = this.insertCell(Math.min(request.index, this.cells.length), data);
-    }
-    const area = cell?.outputArea;
-    if (!cell || !area || cell.type !== 'code') return undefined;
-    // Outputs in the file from before this run are stale unless the notebook was saved while it ran.
-    if (!request.saved) {
-      area.clear();
-      cell.setExecutionCount(request.count);
-    } else if (request.count !== null) {
-      cell.setExecutionCount(request.count);
-    }
-    area.trusted = true; // produced by code the user ran, as in runCell
-    cell.setRunning(true);
-    this.onExecutionChange();
-    this.resume.started({ ...request });
-    const target = cell;
-    return {
-      ...this.executeHandlers(cell, area, () => request.msgId),
-      onOrphaned: () => {
-        this.resume.finished(request.msgId);
-        target.setRunning(false);
-        this.onExecutionChange();
-      },
-    };
-  }
-
-  private executeHandlers(cell: Cell, area: OutputArea, msgId: () => string): RequestHandlers {
-    return {
-      onIOPub: (msg) => {
-        if (msg.header.msg_type === 'execute_input') {
-          const count = (msg.content.execution_count as number) ?? null;
-          cell.setExecutionCount(count);
-          this.resume.counted(msgId(), count);
-        } else {
-          area.handle(msg);
-          if (msg.header.msg_type === 'execute_result')
-            cell.setExecutionCount((msg.content.execution_count as number) ?? null);
-        }
-        this.setDirty(true);
-      },
-      onStdin: (msg) => {
-        if (msg.header.msg_type !== 'input_request') return;
-        void area
-          .askInput(String(msg.content.prompt ?? ''), Boolean(msg.content.password))
-          .then((value) => this.kernel.replyInput(value, msg));
-      },
-      onReply: (msg) => {
-        const count = msg.content.execution_count;
-        if (typeof count === 'number') cell.setExecutionCount(count);
-        this.handlePayload(msg);
-      },
-      onDone: () => {
-        this.resume.finished(msgId());
-        area.dropInputPrompts(); // an interrupted input() leaves nothing to answer
-        cell.setRunning(false);
-        this.onExecutionChange();
-      },
-    };
-  }
-
-  /** The execute reply may ask to set the next input (`%load`) or show a pager (`?`). */
-  private handlePayload(msg: KernelMessage): void {
-    const payload = msg.content.payload;
-    if (!Array.isArray(payload)) return;
-    for (const p of payload as { source?: string; data?: Record<string, string>; text?: string }[]) {
-      if (p.source === 'page' && p.data) this.showPager(p.data['text/plain'] ?? '');
-      if (p.source === 'set_next_input' && typeof p.text === 'string') {
-        const data = this.blankCell('code');
-        data.source = p.text;
-        this.insertCell(this.selected + 1, data);
-      }
-    }
-  }
-
-  /** A kernel restart clears every running marker. */
-  clearRunning(): void {
-    this.resume.clear();
-    for (const cell of this.cells) if (cell.running) cell.setRunning(false);
-    this.onExecutionChange();
-  }
-
   clearAllOutputs(): void {
     for (const cell of this.cells) {
       cell.outputArea?.clear();
       if (cell.type === 'code') cell.setExecutionCount(null);
     }
     this.setDirty(true);
-  }
-
-  // ---- completion and inspection ----
-
-  private async complete(
-    code: string,
-    cursor: number,
-  ): Promise<{ from: number; to: number; matches: string[] } | undefined> {
-    try {
-      const reply = await this.kernel.ask('complete_request', { code, cursor_pos: toCodePoints(code, cursor) }, 5000);
-      if (reply.status !== 'ok') return undefined;
-      const matches = Array.isArray(reply.matches) ? (reply.matches as string[]) : [];
-      return {
-        from: fromCodePoints(code, Number(reply.cursor_start ?? cursor)),
-        to: fromCodePoints(code, Number(reply.cursor_end ?? cursor)),
-        matches,
-      };
-    } catch {
-      return undefined;
-    }
-  }
-
-  private inspect(code: string, cursor: number): void {
-    void this.kernel
-      .ask('inspect_request', { code, cursor_pos: toCodePoints(code, cursor), detail_level: 0 }, 5000)
-      .then((reply) => {
-        const data = (reply.data ?? {}) as Record<string, string>;
-        if (reply.status === 'ok' && reply.found && data['text/plain']) this.showPager(data['text/plain']);
-        else toast('No documentation found');
-      })
-      .catch(() => toast('The kernel did not answer the inspection request', 'error'));
-  }
-
-  showPager(text: string): void {
-    const body = this.pager.querySelector('.pager-body') as HTMLElement;
-    body.innerHTML = ansiHtml(text);
-    this.pager.hidden = false;
-  }
-
-  closePager(): boolean {
-    if (this.pager.hidden) return false;
-    this.pager.hidden = true;
-    return true;
-  }
-
-  // ---- keys inside the editor (edit mode) ----
-
-  editorKeys(): KeyBinding[] {
-    const run = (then: 'stay' | 'next' | 'insert') => () => {
-      this.runSelected(then);
-      return true;
-    };
-    return [
-      { key: 'Shift-Enter', run: run('next') },
-      { key: 'Mod-Enter', run: run('stay') },
-      { key: 'Alt-Enter', run: run('insert') },
-      {
-        key: 'Escape',
-        run: () => {
-          if (this.closePager()) return true;
-          this.enterCommand();
-          return true;
-        },
-      },
-      {
-        key: 'ArrowUp',
-        run: () => {
-          const cell = this.selectedCell;
-          if (!cell?.cursorAtStart() || this.selected === 0) return false;
-          this.select(this.selected - 1);
-          this.enterEdit();
-          return true;
-        },
-      },
-      {
-        key: 'ArrowDown',
-        run: () => {
-          const cell = this.selectedCell;
-          if (!cell?.cursorAtEnd() || this.selected === this.cells.length - 1) return false;
-          this.select(this.selected + 1);
-          this.enterEdit();
-          return true;
-        },
-      },
-    ];
   }
 }

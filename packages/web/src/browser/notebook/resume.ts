@@ -1,3 +1,5 @@
+import { isObject } from '../../shared/is-object.js';
+
 /**
  * What a notebook page leaves in localStorage so that the next page on the same kernel can pick
  * up its running cells: its WebSocket session id (the server keeps replaying what arrives for
@@ -69,9 +71,8 @@ export function lockName(session: string): string {
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 200;
 
-function parseRequest(raw: unknown): InFlight | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const r = raw as Record<string, unknown>;
+function parseRequest(r: unknown): InFlight | undefined {
+  if (!isObject(r)) return undefined;
   if (!isString(r.msgId) || !isString(r.cellId)) return undefined;
   const request: InFlight = {
     msgId: r.msgId,
@@ -84,9 +85,8 @@ function parseRequest(raw: unknown): InFlight | undefined {
   return request;
 }
 
-function parseEntry(raw: unknown): ResumeEntry | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const e = raw as Record<string, unknown>;
+function parseEntry(e: unknown): ResumeEntry | undefined {
+  if (!isObject(e)) return undefined;
   if (!isString(e.session) || typeof e.savedAt !== 'number' || !Array.isArray(e.requests)) return undefined;
   const requests = e.requests
     .slice(0, MAX_REQUESTS)
