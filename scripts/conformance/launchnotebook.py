@@ -135,7 +135,8 @@ class Server:
     def start(self):
         """Starts nbserve on a port it picks itself and waits for the URL it prints."""
         self.proc = subprocess.Popen(
-            self.argv, cwd=REPO, env=self.env(), stdin=subprocess.DEVNULL,
+            # a given command may name files relative to the repository; the built bin runs in the root
+            self.argv, cwd=REPO if os.environ.get("CONFORMANCE_NBSERVE") else self.root, env=self.env(), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         )
         found = threading.Event()

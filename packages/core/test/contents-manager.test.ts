@@ -270,6 +270,21 @@ describe.each([
     expect(all.map((c) => c.name)).toContain('__pycache__');
   });
 
+  it('refuses a save whose body names a hidden path, unless hidden files are allowed (jupyter_server 2.x)', async () => {
+    const text = { type: 'file', format: 'text', content: 'x' };
+    await expectError(
+      cm.save('up.txt', { ...text, path: '.hidden/up.txt' }),
+      'bad-request',
+      "Cannot create file or directory 'up.txt'",
+    );
+    await expectError(cm.save('up.txt', { ...text, path: 'a/.b' }), 'bad-request');
+    expect(await cm.exists('up.txt')).toBe(false);
+    // the body's path is only checked: the file goes where the caller says
+    expect((await cm.save('up.txt', { ...text, path: 'elsewhere.txt' })).model.path).toBe('up.txt');
+    const everything = new ContentsManager({ store: cm.store, allowHidden: true });
+    expect((await everything.save('up2.txt', { ...text, path: '.hidden/up.txt' })).created).toBe(true);
+  });
+
   it('pages big directories on request and leaves the default model alone', async () => {
     for (const name of ['d1', 'd2']) await cm.save(name, { type: 'directory' });
     for (let i = 0; i < 5; i++) await cm.save(`f${i}.txt`, { type: 'file', format: 'text', content: '' });
