@@ -76,9 +76,12 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
     // a missing web or kernel bundle would make the bin fall back to building from sources it does not have
     await cp(from, to, { recursive: true, errorOnExist: false });
   }
-  // chunk names carry content hashes: drop the previous build's so no stale chunk ships
-  for (const name of await readdir(outDir).catch(() => [])) {
-    if (/^nbserve-.*\.js(\.map)?$/.test(name)) await rm(path.join(outDir, name));
+  // Chunk names carry content hashes, and builds before the bundle was the library entry left
+  // tsc's JavaScript here: drop every script outside the mirror so no stale one ships.
+  for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    const file = path.join(entry.parentPath, entry.name);
+    const inMirror = path.relative(outDir, file).startsWith(`packages${path.sep}`);
+    if (entry.isFile() && !inMirror && /\.js(\.map)?$/.test(entry.name)) await rm(file);
   }
   await esbuild.build({
     entryPoints: { nbserve: path.join(packageDir, 'src/main.ts'), index: path.join(packageDir, 'src/index.ts') },
