@@ -257,7 +257,7 @@ describe('installed from its tarball into a fresh project', () => {
       ].join('\n'),
     );
     await typecheck(project);
-  });
+  }, 120_000);
 });
 
 describe('embedding, as the README shows, against the packed types', () => {
