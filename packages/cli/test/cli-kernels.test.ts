@@ -2,7 +2,7 @@ import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floodKernelArgv } from '../../core/test/fixtures/flood-kernelspec.js';
-import { type Dirs, isolated, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /** Alive per /proc (a zombie or a missing entry counts as gone). */
 function alive(pid: number): boolean {
@@ -57,6 +57,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
+  killLeftovers(); // a failed assertion must not leave a server running
   await fs.rm(dirs.dir, { recursive: true, force: true });
   await removeSandbox();
 });
