@@ -1,7 +1,10 @@
 /**
- * Bundles the `nbserve` command into one ESM file (dist/nbserve.js, the package's bin), so a
- * start loads one module instead of resolving and compiling several hundred. Run by
- * `pnpm build` after the web and kernel-js bundles (pnpm runs `bundle` scripts in dependency order).
+ * Bundles the `nbserve` command (dist/nbserve.js, the package's bin) and the package's library
+ * entry (dist/index.js, what `import 'nbserve'` loads), so a start loads a few modules instead of
+ * resolving and compiling several hundred, and the package needs none of the workspace packages
+ * installed. Code both share goes to a chunk beside them. Run by `pnpm build` after the web and
+ * kernel-js bundles (pnpm runs `bundle` scripts in dependency order); tsc writes only the
+ * declarations.
  *
  * Workspace modules find run-time files relative to their own `import.meta.url` (the web UI's
  * prebuilt assets, the kernel-js kernel entry and logos). In the bundle every module shares the
@@ -74,12 +77,15 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
     // a missing web or kernel bundle would make the bin fall back to building from sources it does not have
     await cp(from, to, { recursive: true, errorOnExist: false });
   }
-  // chunk names carry content hashes: drop the previous build's so no stale chunk ships
-  for (const name of await readdir(outDir).catch(() => [])) {
-    if (/^nbserve-.*\.js(\.map)?$/.test(name)) await rm(path.join(outDir, name));
+  // Chunk names carry content hashes, and builds before the bundle was the library entry left
+  // tsc's JavaScript here: drop every script outside the mirror so no stale one ships.
+  for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    const file = path.join(entry.parentPath, entry.name);
+    const inMirror = path.relative(outDir, file).startsWith(`packages${path.sep}`);
+    if (entry.isFile() && !inMirror && /\.js(\.map)?$/.test(entry.name)) await rm(file);
   }
   await esbuild.build({
-    entryPoints: { nbserve: path.join(packageDir, 'src/main.ts') },
+    entryPoints: { nbserve: path.join(packageDir, 'src/main.ts'), index: path.join(packageDir, 'src/index.ts') },
     outdir: outDir,
     // lazily imported code (the print renderer) goes to chunks beside the entry, so relative
     // import.meta.url lookups resolve the same from every output file

@@ -181,12 +181,21 @@ describe('port selection', () => {
   });
   afterAll(() => new Promise((resolve) => blocker.close(resolve)));
 
-  it('tries the next port when the port is busy', async () => {
+  it('tries the next port when the port is busy, says so on the log, and prints the URL it took', async () => {
     const cli = runCli([...isolated(dirs), `--port=${busy}`, dirs.root]);
     const url = await cli.url;
     const port = Number(new URL(url).port);
     expect(port).toBeGreaterThan(busy);
     expect(port).toBeLessThanOrEqual(busy + 50);
+    expect(cli.stderr()).toContain(`The port ${busy} is already in use, trying another port.`);
+    // the printed URL is the one that answers
+    expect(
+      (
+        await fetch(`${url.split('?')[0]}api/status`, {
+          headers: { Authorization: `token ${new URL(url).searchParams.get('token')}` },
+        })
+      ).status,
+    ).toBe(200);
     cli.child.kill('SIGTERM');
     expect((await cli.exit).code).toBe(0);
   });

@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessAlive, type Kernel, KernelManager, LocalProvisioner, PidRegistry, protocol } from '../src/index.js';
+import { type Kernel, KernelManager, LocalProvisioner, protocol } from '../src/index.js';
 import { createKernelHarness, runOnClient } from './helpers/kernel-harness.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
@@ -110,40 +109,6 @@ describe('kernel lifecycle with the flood kernel', () => {
     await expect(h.manager.start({ name: 'nope' })).rejects.toThrow('No such kernel named nope');
     await expect(h.manager.start({ name: 'flood', path: '../x' })).rejects.toThrow(/Invalid kernel path/);
     expect(h.manager.list()).toEqual([]);
-  });
-});
-
-describe('orphan reaper', () => {
-  it('kills kernels whose server died and leaves those of a live server alone', async () => {
-    const dir = path.join(h.base, 'reaper');
-    mkdirSync(dir, { recursive: true });
-    const { spawn } = await import('node:child_process');
-    const orphan = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
-    const kept = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
-    const deadServer = spawn('true', [], { stdio: 'ignore' });
-    await new Promise((r) => deadServer.once('exit', r));
-    const registry = new PidRegistry(dir);
-    registry.add('kept', kept.pid as number, path.join(dir, 'kernel-kept.json'));
-    // A record written by a server that has exited since.
-    writeFileSync(path.join(dir, 'kernel-orphan.json'), '{}');
-    writeFileSync(
-      path.join(dir, 'nbserve-kernel-orphan.pid.json'),
-      JSON.stringify({
-        kernelId: 'orphan',
-        pid: orphan.pid,
-        startTime: null,
-        serverPid: deadServer.pid,
-        serverStartTime: null,
-        connectionFile: path.join(dir, 'kernel-orphan.json'),
-      }),
-    );
-    writeFileSync(path.join(dir, 'nbserve-kernel-garbage.pid.json'), 'not json');
-    expect(registry.reapOrphans()).toEqual(['orphan']);
-    await until(() => !isProcessAlive(orphan.pid as number));
-    expect(isProcessAlive(kept.pid as number)).toBe(true);
-    expect(existsSync(path.join(dir, 'kernel-orphan.json'))).toBe(false);
-    expect(readdirSync(dir).sort()).toEqual(['nbserve-kernel-kept.pid.json']);
-    kept.kill('SIGKILL');
   });
 });
 

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { createAdaptorServer, getRequestListener, type WebSocketServerLike } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
+import { defaultLogger, type Logger } from './options.js';
 import { closeTcpAfterHandshake } from './ws/close-after-handshake.js';
 
 /** The kernel WebSocket subprotocol of jupyter_server 2; chosen whenever a client offers it. */
@@ -82,8 +83,17 @@ function listenOnce(server: Server, port: number, ip: string): Promise<AddressIn
   });
 }
 
-/** Listens on `port`, or the next free one of the following `retries` ports. */
-async function listenWithRetries(server: Server, port: number, ip: string, retries: number): Promise<AddressInfo> {
+/**
+ * Listens on `port`, or the next free one of the following `retries` ports; says so on the log
+ * for each busy port, in jupyter_server's words, so a moved server is never a surprise.
+ */
+async function listenWithRetries(
+  server: Server,
+  port: number,
+  ip: string,
+  retries: number,
+  logger: Pick<Logger, 'warn'>,
+): Promise<AddressInfo> {
   for (let attempt = 0; ; attempt++) {
     const candidate = port === 0 ? 0 : port + attempt;
     try {
@@ -97,6 +107,7 @@ async function listenWithRetries(server: Server, port: number, ip: string, retri
         }
         throw error;
       }
+      logger.warn(`The port ${candidate} is already in use, trying another port.`);
     }
   }
 }
@@ -113,7 +124,7 @@ function displayHost(ip: string): string {
  */
 export async function listen(
   app: FetchApp,
-  options: ListenOptions & { baseUrl?: string; onClose?: () => Promise<void> },
+  options: ListenOptions & { baseUrl?: string; onClose?: () => Promise<void>; logger?: Pick<Logger, 'warn'> },
 ): Promise<RunningServer> {
   const tls = readTls(options);
   const wss = newWebSocketServer();
@@ -124,7 +135,13 @@ export async function listen(
     ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
   }) as Server;
   const ip = options.ip ?? '127.0.0.1';
-  const address = await listenWithRetries(server, options.port ?? 8888, ip, options.portRetries ?? 50);
+  const address = await listenWithRetries(
+    server,
+    options.port ?? 8888,
+    ip,
+    options.portRetries ?? 50,
+    options.logger ?? defaultLogger,
+  );
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
@@ -168,6 +185,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
       ip: app.services.options.ip,
       baseUrl: app.services.options.baseUrl,
       onClose: () => app.close(),
+      logger: app.services.options.logger,
     });
   } catch (error) {
     await app.close();

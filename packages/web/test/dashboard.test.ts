@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, notebookJson, SCREENSHOT_DIR, startHarness, TOKEN } from './harness.js';
+import { type Harness, login, notebookJson, startHarness, TOKEN } from './harness.js';
 
 const EVIL = '<img src=x onerror=alert(1)>.txt';
 let h: Harness;
@@ -150,12 +150,6 @@ describe('dashboard in Chromium', () => {
     await row('dropped.txt').waitFor({ state: 'detached' });
     await expect(fs.stat(path.join(h.root, 'dropped.txt'))).rejects.toThrow();
     await expect(fs.stat(path.join(h.root, 'analysis-Copy1.ipynb'))).rejects.toThrow();
-  });
-
-  it('saves a screenshot of the dashboard', async () => {
-    await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
-    await page.evaluate(() => document.getElementById('toasts')?.remove());
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dashboard.png') });
   });
 
   it('shows the Clusters tab wired to /api/clusters, including its error message', async () => {

@@ -86,8 +86,6 @@ export function notebookJson(cells: unknown[], metadata: Record<string, unknown>
   return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata, cells });
 }
 
-export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
-
 /** Records every WebSocket a page of `context` opens (`window.__sockets`), so a test can cut one. */
 export async function recordSockets(context: BrowserContext): Promise<void> {
   await context.addInitScript(() => {

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, recordSockets, SCREENSHOT_DIR, startHarness } from './harness.js';
+import { type Harness, login, recordSockets, startHarness } from './harness.js';
 
 let h: Harness;
 let page: Page;
@@ -256,14 +256,6 @@ describe('notebook page with a real python3 kernel', () => {
     expect(await page.locator('.output-latex .katex').count()).toBe(1);
     expect(await page.locator('.save-state').textContent()).toMatch(/Last saved/);
     await page.waitForSelector('.kernel-status[data-status=idle]');
-  });
-
-  it('saves a screenshot of a notebook with rich outputs', async () => {
-    await fs.mkdir(SCREENSHOT_DIR, { recursive: true });
-    await page.setViewportSize({ width: 1280, height: 1500 });
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'notebook.png') });
-    await page.setViewportSize({ width: 1280, height: 860 });
   });
 
   it('keeps outputs flowing into the right cell after the WebSocket drops', async () => {

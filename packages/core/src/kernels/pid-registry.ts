@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isGroupAlive, isProcessAlive, processStartTime, signalGroup } from './process-group.js';
+import { isGroupAlive, isProcessAlive, isSameProcess, processStartTime, signalGroup } from './process-group.js';
 
 interface PidRecord {
   kernelId: string;
@@ -51,7 +51,9 @@ export class PidRegistry {
 
   /**
    * Kills the process groups of kernels whose server is gone and removes their records and
-   * connection files. Returns the kernel ids reaped. Records of live servers are left alone.
+   * connection files. Returns the ids of the kernels that were still running and were killed:
+   * a kernel that had exited by itself (a zombie included), or whose pid now belongs to another
+   * program, is neither killed nor counted. Records of live servers are left alone.
    */
   reapOrphans(): string[] {
     let names: string[];
@@ -60,7 +62,7 @@ export class PidRegistry {
     } catch {
       return [];
     }
-    const reaped: string[] = [];
+    const killed: string[] = [];
     for (const name of names) {
       if (!name.startsWith(PREFIX) || !name.endsWith(SUFFIX)) continue;
       const file = path.join(this.dir, name);
@@ -79,14 +81,14 @@ export class PidRegistry {
         isProcessAlive(record.serverPid) &&
         (record.serverStartTime === null || processStartTime(record.serverPid) === record.serverStartTime);
       if (serverAlive) continue;
-      const samePid = record.startTime === null || processStartTime(record.pid) === record.startTime;
-      if (samePid && (isProcessAlive(record.pid) || isGroupAlive(record.pid))) signalGroup(record.pid, 'SIGKILL');
+      const running =
+        isSameProcess(record.pid, record.startTime) && (isProcessAlive(record.pid) || isGroupAlive(record.pid));
+      if (running && signalGroup(record.pid, 'SIGKILL')) killed.push(String(record.kernelId));
       if (typeof record.connectionFile === 'string' && path.dirname(record.connectionFile) === this.dir) {
         rmSync(record.connectionFile, { force: true });
       }
       rmSync(file, { force: true });
-      reaped.push(String(record.kernelId));
     }
-    return reaped;
+    return killed;
   }
 }

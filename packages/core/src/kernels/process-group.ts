@@ -44,6 +44,17 @@ export function processStartTime(pid: number): string | undefined {
   return procStat(pid)?.[19];
 }
 
+/**
+ * True when `pid` is still the process that started at `startTime` (its /proc start time when it
+ * was recorded): a recycled pid belongs to another program. Without /proc there is no way to tell,
+ * so the pid is taken at its word there; with /proc an unknown start time (the process was already
+ * gone when it was recorded) never matches.
+ */
+export function isSameProcess(pid: number, startTime: string | null): boolean {
+  if (!hasProc) return true;
+  return startTime !== null && processStartTime(pid) === startTime;
+}
+
 /** True when any live (non-zombie) process belongs to process group `pgid`. */
 export function isGroupAlive(pgid: number): boolean {
   if (!hasProc) {
