@@ -75,6 +75,7 @@ function fill(value: string, base: string): string {
 function expectLocal(location: string | null, requestUrl: string, base: string): void {
   expect(location, `no Location for ${requestUrl}`).not.toBeNull();
   const target = location as string;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   expect(target, `Location ${JSON.stringify(target)}`).not.toMatch(/[\\\u0000-\u001f\u007f]/);
   expect(target.startsWith('//'), `Location ${JSON.stringify(target)}`).toBe(false);
   for (const scheme of ['http', 'https']) {

@@ -8,6 +8,7 @@ const MAX_DECODE_ROUNDS = 4;
  * Raw backslashes and control characters: browsers read `\` as `/` and drop tabs and newlines,
  * and a raw CR/LF must never reach a header.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const UNSAFE_RAW = /[\\\u0000-\u001f\u007f]/;
 /** A scheme (`https:`, `javascript:`, even `http:path`, which https pages resolve off-site). */
 const HAS_SCHEME = /^\s*[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -15,9 +16,9 @@ const HAS_SCHEME = /^\s*[A-Za-z][A-Za-z0-9+.-]*:/;
 /**
  * The path, query and fragment a browser lands on when sent to `target` from a page at `from`
  * (a path, by default `baseUrl`), if that stays on this server under `baseUrl`; otherwise
- * `undefined`. Absolute URLs are refused outright; the rest is resolved with the WHATWG URL parser, exactly as a browser resolves
- * a `Location` header (dot segments, `%2e`, repeated slashes, `\`, tabs and newlines), then its
- * origin and path prefix are checked. The result is also refused when its path, percent-decoded
+ * `undefined`. Absolute URLs are refused outright; the rest is resolved with the WHATWG URL
+ * parser, exactly as a browser resolves a `Location` header (dot segments, `%2e`, repeated
+ * slashes, `\`, tabs and newlines), then its origin and path prefix are checked. The result is also refused when its path, percent-decoded
  * (a proxy or another hop may decode it), starts with `//` or holds a backslash or a control
  * character: `/%2F/evil`, `/%5Cevil` and `/%09/evil` never become a path a browser reads as
  * another host.
