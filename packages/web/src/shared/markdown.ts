@@ -1,6 +1,6 @@
+import { escapeHtml } from '@nbserve/core/html';
 import katex from 'katex';
 import { Marked, type Tokens } from 'marked';
-import { escapeHtml } from './escape.js';
 import { extractMath, type MathSpan, restoreMath } from './math.js';
 
 /** Links and images may only point at http(s), mailto, data images or relative URLs. */
@@ -24,8 +24,22 @@ function makeMarked(allowHtml: boolean): Marked {
         (token as Tokens.Link).href = '#';
       }
     },
-    renderer: allowHtml ? {} : { html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text) },
+    renderer: {
+      // marked writes URLs into attributes as they are, so `&#106;avascript:` would reach the
+      // browser as `javascript:`: every attribute is escaped, and the URL checked is the one used.
+      link(token: Tokens.Link) {
+        return `<a href="${escapeHtml(token.href)}"${titleAttribute(token.title)}>${this.parser.parseInline(token.tokens)}</a>`;
+      },
+      image(token: Tokens.Image) {
+        return `<img src="${escapeHtml(token.href)}" alt="${escapeHtml(token.text)}"${titleAttribute(token.title)}>`;
+      },
+      ...(allowHtml ? {} : { html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text) }),
+    },
   });
+}
+
+function titleAttribute(title: string | null | undefined): string {
+  return title ? ` title="${escapeHtml(title)}"` : '';
 }
 
 const withHtml = makeMarked(true);
