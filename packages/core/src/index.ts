@@ -11,3 +11,4 @@ export * as protocol from './protocol/index.js';
 export * from './rst/index.js';
 export * from './sessions/index.js';
 export { SpareBuffer, type SpareBufferOptions } from './util/spare-buffer.js';
+export { isWellFormedText } from './util/unicode.js';
