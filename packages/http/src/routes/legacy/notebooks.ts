@@ -2,6 +2,7 @@ import { badRequest, LEGACY_ID_PATTERN, notebookFromPy } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
+import { readBodyText } from '../../request-body.js';
 import type { Services } from '../../services.js';
 import { attachmentHeader } from '../attachment.js';
 
@@ -124,7 +125,7 @@ function readQuery(c: Ctx): v.InferOutput<typeof Query> {
 
 /** The raw body as JSON (0.13 clients post the notebook itself, not a model); empty = none. */
 async function readNotebookBody(c: Ctx, format: string | undefined): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (text.trim() === '') return undefined;
   if (format === 'py') return notebookFromPy(text);
   try {
