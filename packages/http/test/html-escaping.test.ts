@@ -156,6 +156,9 @@ describe('every server-rendered page escapes what it shows', () => {
     expect(res.status).toBe(200);
     expectInert(html, '/print');
     expect(html).not.toContain(PAYLOAD);
+    // Character references in a link are decoded before the scheme check, as the browser would.
+    expect(html).toContain('<a href="#">entity</a>');
+    expect(html).toContain('<a href="#">hex</a>');
     const list = (await (await f.app.request('http://localhost/notebooks', { headers: AUTH })).json()) as Array<{
       notebook_id: string;
       name: string;
