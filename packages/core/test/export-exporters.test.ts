@@ -119,20 +119,20 @@ describe('built-in exporters', () => {
     const html = text(result.body);
     expect(result.mimetype).toBe('text/html');
     expect(html).toContain('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:;');
-    expect(html).toContain('<title>My &#60;Notebook&#62;</title>');
+    expect(html).toContain('<title>My &lt;Notebook&gt;</title>');
     expect(html).toContain('In&nbsp;[3]:');
     expect(html).toContain('Out[3]:'.replace(' ', '&nbsp;'));
-    expect(html).toContain('print(&#34;&#60;b&#62;hi&#60;/b&#62;&#34;)');
+    expect(html).toContain('print(&quot;&lt;b&gt;hi&lt;/b&gt;&quot;)');
     expect(html).toContain('progress 100%');
     expect(html).not.toContain('progress 10%');
     expect(html).toContain(`<img src="data:image/png;base64,${PNG_1PX}"`);
     expect(html).toContain('<table><tr><td>cell</td></tr></table>');
     expect(html).toContain('<img src="data:image/svg+xml;base64,');
-    expect(html).toContain('<span style="color:rgb(187,0,0)">ValueError</span>: bad &#60;x&#62;');
+    expect(html).toContain('<span style="color:rgb(187,0,0)">ValueError</span>: bad &lt;x&gt;');
     expect(html).toContain('<h1>Title &lt;script>alert(1)&lt;/script></h1>');
     expect(html).toContain('<a href="https://example.org">good</a>');
     expect(html).not.toContain('javascript:');
-    expect(html).toContain('raw &#60;i&#62;text&#60;/i&#62;');
+    expect(html).toContain('raw &lt;i&gt;text&lt;/i&gt;');
     // Exactly one <meta http-equiv>, ours; no live script, meta refresh or foreign tag opens.
     expect(html.match(/<meta http-equiv/gi)).toHaveLength(1);
     expect(html).not.toMatch(/<script/i);

@@ -71,7 +71,7 @@ describe('RstService with docutils (python3-docutils is installed here)', () => 
 
   it('disables raw and include, defuses javascript: links, escapes text', async () => {
     const { html } = await service.render(HOSTILE);
-    expect(html).toContain('<title>Title &#38; more</title>');
+    expect(html).toContain('<title>Title &amp; more</title>');
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toContain('javascript:');
     expect(html).not.toContain('root:');
@@ -98,8 +98,8 @@ describe('built-in reST renderer', () => {
     expect(body).toContain('two <em>em</em>');
     expect(body).toContain('<p>nested paragraph</p>');
     expect(body).toMatch(/<ol>\n<li>first<\/li>\n<li>second<\/li>\n<\/ol>/);
-    expect(body).toContain('<p>Example:</p>\n<pre class="literal-block">x = 1 &#60; 2</pre>');
-    expect(body).toContain('<pre class="code python"><code>print(&#34;hi&#34;)</code></pre>');
+    expect(body).toContain('<p>Example:</p>\n<pre class="literal-block">x = 1 &lt; 2</pre>');
+    expect(body).toContain('<pre class="code python"><code>print(&quot;hi&quot;)</code></pre>');
     expect(body).toContain('<thead><tr><th>Name</th><th>Value</th></tr></thead>');
     expect(body).toContain('<tr><td>b</td><td>2</td></tr>');
     expect(body).toContain('<blockquote><p>quoted text</p></blockquote>');
@@ -113,7 +113,7 @@ describe('built-in reST renderer', () => {
     expect(html).not.toContain('javascript:');
     expect(html).toContain('<strong>bold</strong>');
     expect(html).toContain('<code>code</code>');
-    expect(html).toContain('&#60;script&#62;alert(3)&#60;/script&#62;');
+    expect(html).toContain('&lt;script&gt;alert(3)&lt;/script&gt;');
   });
 
   it('a missing docutils falls back to the built-in renderer', async () => {

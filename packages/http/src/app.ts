@@ -9,6 +9,7 @@ import { errorResponse } from './errors.js';
 import { bodyLimit } from './middleware/body-limit.js';
 import { contextMiddleware } from './middleware/context.js';
 import { fallback } from './middleware/fallback.js';
+import { redirectGuard } from './middleware/redirect-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { type NbserveOptions, type OptionsInput, resolveOptions } from './options.js';
@@ -70,11 +71,13 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   const api = new Hono<NbserveEnv>();
   const shutdownListeners: Array<() => void | Promise<void>> = onShutdown ? [onShutdown] : [];
 
-  // Middleware order matters: context first (everything reads it), then the log and the headers
-  // wrap every response, then the guards from cheapest to the one that reads cookies and bodies.
+  // Middleware order matters: context first (everything reads it), then the log, the headers and
+  // the redirect guard wrap every response, then the guards from cheapest to the one that reads
+  // cookies and bodies.
   api.use('*', contextMiddleware(services));
   api.use('*', requestLog());
   api.use('*', securityHeaders());
+  api.use('*', redirectGuard());
   api.use('*', hostGuard());
   api.use('*', corsGuard());
   api.use('*', bodyLimit());

@@ -18,6 +18,7 @@ import {
   PidRegistry,
   RstService,
   SessionManager,
+  sweepOrphanTemps,
 } from '@nbserve/core';
 import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
@@ -65,6 +66,7 @@ export interface Services {
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
   const contents = createContentsManager(options);
+  sweepOrphanTempFiles(options);
   // Managers no first request needs are built on first use, so start-up does no work for them.
   let clusters: ClusterManager | undefined;
   let exporters: ExportManager | undefined;
@@ -124,6 +126,20 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
       secret: () => loadOrCreateSecret(path.join(options.dataDir, 'notebook_secret')),
       signatures: new FileSignatureStore(path.join(options.dataDir, 'nbsignatures.json')),
     }),
+  });
+}
+
+/**
+ * Temp files of saves a killed server left behind (in the root and nbserve's own directories)
+ * are removed in the background at start: only nbserve's temp names whose writer is gone.
+ */
+function sweepOrphanTempFiles(options: NbserveOptions): void {
+  const dirs = [options.dataDir, options.configDir, options.runtimeDir];
+  const sweeps = dirs.map((dir) => sweepOrphanTemps(dir));
+  if (!options.contentsStore) sweeps.push(new FileSystemStore(options.root).sweepOrphanTemps());
+  void Promise.all(sweeps.map((sweep) => sweep.catch(() => 0))).then((counts) => {
+    const removed = counts.reduce((a, b) => a + b, 0);
+    if (removed > 0) options.logger.info(`Removed ${removed} temporary file(s) left by an interrupted save`);
   });
 }
 

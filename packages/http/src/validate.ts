@@ -1,4 +1,4 @@
-import { badRequest, parseJson, tooLarge } from '@nbserve/core';
+import { badRequest, isNbserveError, parseJson, tooLarge } from '@nbserve/core';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { readBodyText } from './request-body.js';
@@ -19,7 +19,8 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   let text: string;
   try {
     text = await readBodyText(c);
-  } catch {
+  } catch (error) {
+    if (isNbserveError(error)) throw error;
     throw tooLarge('Request body could not be read');
   }
   if (text.trim() === '') return undefined;

@@ -48,7 +48,9 @@ describe('app middleware in-process', () => {
   it.each([
     ['//evil.com/', '/evil.com'],
     ['///evil.com//', '/evil.com'],
-    ['/%2Fevil.com/', '/%2Fevil.com'],
+    ['/%2Fevil.com/', '/'],
+    ['/%09/evil.com/', '/'],
+    ['/%5C/evil.com/', '/'],
   ])('trailing-slash redirect of %s is never off-site (-> %s)', async (target, location) => {
     const res = await f.app.request(`http://localhost${target}`, { headers: auth });
     expect(res.status).toBe(302);

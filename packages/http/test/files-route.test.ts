@@ -70,10 +70,12 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
   it('sends notebooks and ?download=1 as attachments', async () => {
     const nb = await t.request('GET', '/files/n.ipynb');
     expect(nb.headers.get('Content-Type')).toBe('application/x-ipynb+json');
-    expect(nb.headers.get('Content-Disposition')).toBe("attachment; filename*=utf-8''n.ipynb");
+    expect(nb.headers.get('Content-Disposition')).toBe(`attachment; filename="n.ipynb"; filename*=UTF-8''n.ipynb`);
     const dl = await t.request('GET', '/files/dir%20%C3%BC/r%C3%A9sum%C3%A9%20(1).txt?download=1');
     expect(dl.status).toBe(200);
-    expect(dl.headers.get('Content-Disposition')).toBe("attachment; filename*=utf-8''r%C3%A9sum%C3%A9%20%281%29.txt");
+    expect(dl.headers.get('Content-Disposition')).toBe(
+      `attachment; filename="resume (1).txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%281%29.txt`,
+    );
     expect(await dl.text()).toBe('nested');
     const inline = await t.request('GET', '/files/notes.txt?download=0');
     expect(inline.headers.get('Content-Disposition')).toBeNull();

@@ -69,7 +69,9 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
       const got = await send(`/notebooks/${id}`);
       expect(got.status).toBe(200);
       expect(got.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(got.headers.get('content-disposition')).toBe('attachment; filename="FromOld.ipynb"');
+      expect(got.headers.get('content-disposition')).toBe(
+        `attachment; filename="FromOld.ipynb"; filename*=UTF-8''FromOld.ipynb`,
+      );
       expect(got.headers.get('last-modified')).toMatch(/GMT$/);
       const nb = (await got.json()) as ReturnType<typeof V3>;
       expect(nb.nbformat).toBe(3);
@@ -77,7 +79,9 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
       expect(nb.worksheets[0]?.cells[0]).toMatchObject(V3('x').worksheets[0]?.cells[0] ?? {});
     }
     const py = await s.fetch(`/notebooks/${id}?format=py`);
-    expect(py.headers.get('content-disposition')).toBe('attachment; filename="FromOld.py"');
+    expect(py.headers.get('content-disposition')).toBe(
+      `attachment; filename="FromOld.py"; filename*=UTF-8''FromOld.py`,
+    );
     expect(await py.text()).toContain('# In[1]:\n\n\n1+1');
   });
 

@@ -67,7 +67,7 @@ describe('/api/nbconvert and /nbconvert', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/x-python; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe(
-      `attachment; filename="Report _.py"; filename*=UTF-8''${encodeURIComponent('Report é.py')}`,
+      `attachment; filename="Report e.py"; filename*=UTF-8''${encodeURIComponent('Report é.py')}`,
     );
     expect(await res.text()).toContain('# In[1]:\n\n\nprint("hi")');
   });

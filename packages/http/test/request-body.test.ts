@@ -10,7 +10,7 @@ const TOKEN = 'b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7';
 
 /**
  * How JSON bodies are read over a real socket: with a Content-Length straight from the Node
- * request (readJsonBody's fast path), chunked through the Fetch API; both decode like `text()`.
+ * request (readJsonBody's fast path), chunked through the Fetch API; both decode strict UTF-8.
  */
 describe('JSON request bodies over a real socket', () => {
   let dir: string;
@@ -117,14 +117,19 @@ describe('JSON request bodies over a real socket', () => {
     for (const [i, fill] of fills.entries()) expect(await stored(`par-${fill}.txt`)).toBe(fill.repeat(2_000_000 + i));
   });
 
-  it('drops a byte order mark and replaces invalid UTF-8, as text() does', async () => {
+  it('drops a byte order mark; refuses bytes that are not UTF-8 with a 400 and writes nothing', async () => {
     const json = Buffer.from(JSON.stringify({ type: 'file', format: 'text', content: 'a#b' }));
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     const bad = Buffer.from(json.toString('latin1').replace('#', '\u00ff'), 'latin1'); // a lone 0xff byte
-    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bad]);
     for (const chunked of [false, true]) {
-      const name = `bom-${chunked}.txt`;
-      expect((await put(name, withBom, chunked)).status).toBe(201);
-      expect(await stored(name)).toBe('a\ufffdb');
+      const good = `bom-${chunked}.txt`;
+      expect((await put(good, Buffer.concat([bom, json]), chunked)).status).toBe(201);
+      expect(await stored(good)).toBe('a#b');
+      const name = `bad-utf8-${chunked}.txt`;
+      const res = await put(name, Buffer.concat([bom, bad]), chunked);
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ message: 'The request body is not valid UTF-8', reason: 'bad encoding' });
+      await expect(stored(name)).rejects.toThrow();
     }
   });
 

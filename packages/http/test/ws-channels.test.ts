@@ -234,6 +234,36 @@ describe('channels WebSocket', () => {
     await Promise.all([json.close(), v1.close()]);
   });
 
+  it('refuses invalid UTF-8: a text frame closes the socket (1007), binary JSON parts are dropped', async () => {
+    const text = new Client(kernelId);
+    await text.opened;
+    const closed = new Promise<number>((resolve) => text.ws.once('close', (code) => resolve(code)));
+    text.ws.send(Buffer.from('{"channel":"shell","header":{"msg_id":"\xff"}}', 'latin1'), { binary: false });
+    expect(await closed).toBe(1007);
+
+    const json = new Client(kernelId);
+    const v1 = new Client(kernelId, { v1: true });
+    await Promise.all([json.opened, v1.opened]);
+    const before = fx.server.app.services.channels.badFrames(kernelId);
+    // The JSON framing with a buffer: [count, offsets..., JSON, buffer]; the JSON holds a raw 0xFF.
+    const msg = protocol.createMessage('execute_request', { code: 'BAD', silent: false }, { session: json.session });
+    const body = Buffer.from(JSON.stringify({ channel: 'shell', ...msg, buffers: undefined }));
+    body[body.indexOf('BAD')] = 0xff;
+    const head = Buffer.alloc(12);
+    head.writeUInt32BE(2, 0);
+    head.writeUInt32BE(12, 4);
+    head.writeUInt32BE(12 + body.length, 8);
+    json.ws.send(Buffer.concat([head, body, Buffer.from([1, 2, 3])]), { binary: true });
+    const raw = protocol.toRaw(protocol.createMessage('execute_request', { code: 'BAD' }, { session: v1.session }));
+    const content = Buffer.from(raw.content);
+    content[content.indexOf('BAD')] = 0xff;
+    v1.ws.send(protocol.encodeV1Frame('shell', { ...raw, content }));
+    await json.until(() => fx.server.app.services.channels.badFrames(kernelId) - before === 2);
+    const ok = json.execute('still-ok');
+    expect((await json.finished(ok.header.msg_id)).some((r) => r.msg.header.msg_type === 'execute_result')).toBe(true);
+    await Promise.all([json.close(), v1.close()]);
+  });
+
   it('drops and counts kernel messages whose signature does not verify', async () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { badRequest, NbserveError } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -96,19 +96,6 @@ export class ConfigSections {
 
   private async write(file: string, value: JsonObject): Promise<void> {
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await fs.open(temp, 'w', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await fs.rename(temp, file);
-    } catch (error) {
-      await fs.rm(temp, { force: true });
-      throw error;
-    }
+    await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
   }
 }

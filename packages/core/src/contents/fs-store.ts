@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Dirent, Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
 import { badRequest, conflict, forbidden, NbserveError, notFound } from '../errors.js';
+import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
 import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
@@ -14,7 +14,9 @@ import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js
  * Containment: every path is resolved with `realpath` and must land on the root or below
  * `<root>/` (so `/srv/data-secret` never passes for root `/srv/data`); a symlink pointing
  * outside the root behaves as if nothing were there. Saves are atomic: a temp file in the
- * same directory, fsync, rename over the target, fsync of the directory.
+ * same directory, fsync, rename over the target, fsync of the directory. A server killed during a
+ * save leaves its temp file behind: the file's next save removes it, and `sweepOrphanTemps()`
+ * (run at start) removes all of them; only nbserve's own temp names of dead writers are touched.
  */
 export class FileSystemStore implements ContentsStore {
   readonly root: string;
@@ -94,7 +96,7 @@ export class FileSystemStore implements ContentsStore {
     const existing = await this.#meta.stat(target).catch(() => null);
     if (existing?.isDirectory()) throw badRequest(`${path} is a directory`, 'bad type');
     const dir = nodePath.dirname(target);
-    const temp = nodePath.join(dir, `.~${nodePath.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+    const temp = tempPathFor(target);
     let replaced: fs.FileHandle | null = null;
     try {
       const handle = await fs.open(temp, 'wx', existing ? existing.mode & 0o7777 : 0o666);
@@ -111,9 +113,15 @@ export class FileSystemStore implements ContentsStore {
       await fs.rm(temp, { force: true }).catch(() => undefined);
       throw mapFsError(e, path);
     }
-    await syncDirectory(dir);
+    // A crash during an earlier save left temps of this file: this save clears them (once per process).
+    await Promise.all([syncDirectory(dir), removeOrphanTempsOf(target).catch(() => 0)]);
     // frees the replaced file's blocks; nothing needs to wait for that
     replaced?.close().catch(() => undefined);
+  }
+
+  /** Removes the temp files crashed saves left anywhere under the root; returns how many. */
+  async sweepOrphanTemps(): Promise<number> {
+    return sweepOrphanTemps(await this.#rootRealPath());
   }
 
   async append(path: string, data: Uint8Array): Promise<void> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { badRequest, NbserveError, notFound } from '../errors.js';
 import { SpareBuffer } from '../util/spare-buffer.js';
+import { isWellFormedText } from '../util/unicode.js';
 import { decodeBase64Strict, encodeBase64Lines } from './base64.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
@@ -830,7 +831,16 @@ function encodeFileContent(path: string, content: unknown, format: string | null
   if (typeof content !== 'string') {
     throw badRequest(`Encoding error saving ${path}: content must be a string for format '${format}'`, 'bad format');
   }
-  if (format === 'text') return new TextEncoder().encode(content);
+  if (format === 'text') {
+    // A lone surrogate (`"\ud800"` in the JSON) would be written as U+FFFD: refuse, write nothing.
+    if (!isWellFormedText(content)) {
+      throw badRequest(
+        `Encoding error saving ${path}: the text holds a lone surrogate, not valid Unicode`,
+        'bad format',
+      );
+    }
+    return new TextEncoder().encode(content);
+  }
   const bytes = decodeBase64Strict(content);
   if (bytes === null) throw badRequest(`Encoding error saving ${path}: invalid base64`, 'bad format');
   return bytes;

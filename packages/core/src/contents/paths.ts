@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js';
+import { isWellFormedText } from '../util/unicode.js';
 
 /**
  * API paths: `/`-separated, relative to the contents root, `""` for the root. This is the one
@@ -7,6 +8,8 @@ import { badRequest } from '../errors.js';
 export function normalizeApiPath(raw: string): string {
   if (raw.includes('\0')) throw invalidPath(raw);
   if (raw.includes('\\')) throw invalidPath(raw);
+  // A lone surrogate cannot be a file name: the file system would get U+FFFD instead.
+  if (!isWellFormedText(raw)) throw invalidPath(raw);
   // A single leading or trailing slash is how clients join URLs; anything else is not a relative path.
   let path = raw;
   if (path.startsWith('/')) path = path.slice(1);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** Where the notary keeps the signatures of trusted notebooks. */
 export interface SignatureStore {
@@ -94,18 +95,5 @@ export async function loadOrCreateSecret(path: string): Promise<Uint8Array> {
 
 async function writeAtomically(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
   await fs.mkdir(nodePath.dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    const handle = await fs.open(temp, 'wx', mode);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temp, path);
-  } catch (error) {
-    await fs.rm(temp, { force: true }).catch(() => undefined);
-    throw error;
-  }
+  await writeFileAtomic(path, data, { mode });
 }

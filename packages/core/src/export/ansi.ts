@@ -1,4 +1,4 @@
-import { escapeHtml } from './escape.js';
+import { escapeHtml } from '../html/escape.js';
 
 // ESC [ params final — SGR ("m") carries colour; every other CSI sequence is dropped, as are
 // OSC sequences (ESC ] ... BEL/ST) and lone two-byte escapes.

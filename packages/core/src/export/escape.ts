@@ -1,8 +1,3 @@
-/** Escapes text for HTML element content and double-quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
 // Tags that could navigate, load, submit or run something even under a script-blocking CSP.
 const DANGEROUS_TAGS =
   /<(\/?)(script|meta|base|link|iframe|frame|frameset|object|embed|applet|form|portal)(?=[\s/>]|$)/gi;

@@ -1,5 +1,5 @@
 export { ansiToHtml, applyCarriageReturns, stripAnsi } from './ansi.js';
-export { escapeHtml, neutralizeHtml } from './escape.js';
+export { neutralizeHtml } from './escape.js';
 export { ExportManager, type ExportManagerOptions } from './export-manager.js';
 export { EXPORT_HTML_CSP, HtmlExporter } from './html-exporter.js';
 export { MarkdownExporter } from './markdown-exporter.js';

@@ -1,5 +1,6 @@
 import { Marked, type Tokens } from 'marked';
-import { escapeHtml, neutralizeHtml } from './escape.js';
+import { escapeHtml } from '../html/escape.js';
+import { neutralizeHtml } from './escape.js';
 
 const SAFE_URL = /^(?:https?:|mailto:|#|\/|\.{0,2}\/|[\w.~%-]+(?:[/?#]|$))/i;
 

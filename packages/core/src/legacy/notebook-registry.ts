@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as v from 'valibot';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** Ids are uuid4 with dashes; the older routes match exactly this shape. */
 export const LEGACY_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -128,9 +129,7 @@ export class LegacyNotebookRegistry {
       .catch(() => {})
       .then(async () => {
         await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-        await writeFile(tmp, snapshot, { mode: 0o600 });
-        await rename(tmp, file);
+        await writeFileAtomic(file, snapshot, { sync: false });
       });
     return this.writing;
   }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
 import { allocFrame } from './frame-slab.js';
-import { toRaw } from './json-parts.js';
+import { parsePart, toRaw } from './json-parts.js';
 import { type Channel, isChannel, type JupyterMessage, type MessageHeader, type RawMessage } from './types.js';
 
 /**
@@ -84,9 +84,10 @@ export function decodeJsonFrame(data: string | Uint8Array, isBinary: boolean): C
   }
   let value: unknown;
   try {
-    value = JSON.parse(frame.subarray(offsets[0], offsets[1]).toString('utf8'));
+    // Strict UTF-8: a raw invalid byte must not reach the kernel as U+FFFD.
+    value = parsePart(frame.subarray(offsets[0], offsets[1]));
   } catch {
-    throw badRequest('WebSocket frame is not valid JSON', 'bad frame');
+    throw badRequest('WebSocket frame is not valid UTF-8 JSON', 'bad frame');
   }
   const buffers: Uint8Array[] = [];
   for (let i = 1; i < nbufs; i++) buffers.push(frame.subarray(offsets[i], offsets[i + 1]));

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../export/escape.js';
+import { escapeHtml } from '../html/escape.js';
 import { normalizeName, renderInline } from './inline.js';
 
 /**

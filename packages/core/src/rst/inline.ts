@@ -1,4 +1,4 @@
-import { escapeHtml } from '../export/escape.js';
+import { escapeHtml } from '../html/escape.js';
 import { safeLinkUrl } from './safe-url.js';
 
 // One alternation per inline construct, tried left to right, the way docutils scans:

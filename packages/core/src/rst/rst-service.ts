@@ -1,5 +1,6 @@
 import { NbserveError, tooLarge } from '../errors.js';
-import { escapeHtml, neutralizeHtml } from '../export/escape.js';
+import { neutralizeHtml } from '../export/escape.js';
+import { escapeHtml } from '../html/escape.js';
 import { renderRstBuiltin } from './builtin-renderer.js';
 import { type DocutilsOptions, DocutilsRenderer } from './docutils-renderer.js';
 import { sanitizeUrlAttributes } from './safe-url.js';

@@ -5,6 +5,7 @@ import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { checkWebSocketOrigin } from './origin.js';
 import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
+import { localRedirectTarget } from './safe-next.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -108,7 +109,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       // is set. Only for browser navigations: `curl .../files/x?token=` must get the file itself.
       if (!api && !websocket && (method === 'GET' || method === 'HEAD') && isBrowserNavigation(c)) {
         ensureXsrfCookie(c);
-        return c.redirect(pathWithoutToken(c), 302);
+        const base = c.get('baseUrl');
+        return c.redirect(localRedirectTarget(pathWithoutToken(c), base) ?? base, 302);
       }
     }
 

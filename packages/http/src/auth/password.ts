@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '@nbserve/core';
 import * as v from 'valibot';
 
 /** The user config file in the config dir; `nbserve password` writes `password` into it. */
@@ -63,9 +64,7 @@ export async function storePasswordHash(configDir: string, hash: string): Promis
   const config = await readUserConfig(configDir);
   await fs.mkdir(configDir, { recursive: true, mode: 0o700 });
   const file = path.join(configDir, CONFIG_FILE);
-  const temp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(temp, `${JSON.stringify({ ...config, password: hash }, null, 2)}\n`, { mode: 0o600 });
-  await fs.rename(temp, file);
+  await writeFileAtomic(file, `${JSON.stringify({ ...config, password: hash }, null, 2)}\n`, { mode: 0o600 });
   return file;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '@nbserve/core';
 
 export const COOKIE_SECRET_FILE = 'nbserve_cookie_secret';
 
@@ -24,8 +25,6 @@ export async function rotateSecret(dataDir: string): Promise<Buffer> {
   const secret = randomBytes(32);
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, COOKIE_SECRET_FILE);
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.writeFile(temp, secret.toString('hex'), { mode: 0o600 });
-  await fs.rename(temp, file);
+  await writeFileAtomic(file, secret.toString('hex'), { mode: 0o600 });
   return secret;
 }

@@ -1,6 +1,7 @@
 import { notFound } from '@nbserve/core';
 import type { Handler } from 'hono';
 import { isApiPath } from '../auth/paths.js';
+import { localRedirectTarget } from '../auth/safe-next.js';
 import type { NbserveEnv } from '../env.js';
 
 const NOT_FOUND_PAGE = `<!doctype html>
@@ -9,18 +10,20 @@ const NOT_FOUND_PAGE = `<!doctype html>
 `;
 
 /**
- * Registered after every route: `GET /x/` redirects to `/x` (query kept, leading slashes collapsed
- * so `//evil.com/` cannot become an open redirect), `/api/*` gets a JSON 404, the rest an HTML 404.
- * The Location is the path as the client sent it (still percent-encoded, prefix included): the
- * router's decoded path would put spaces and raw non-ASCII bytes into the header.
+ * Registered after every route: `GET /x/` redirects to `/x` (the path as the client sent it, still
+ * percent-encoded with the prefix included — the router's decoded path would put spaces and raw
+ * non-ASCII bytes into the header — query kept; leading slashes collapsed, so `//evil.com/` goes to
+ * `/evil.com`; a target whose decoded path could leave the server, such as `/%09/evil.com/`, goes
+ * to the base URL instead), `/api/*` gets a JSON 404, the rest an HTML 404.
  */
 export const fallback: Handler<NbserveEnv> = (c) => {
   const relPath = c.get('relPath');
   const method = c.req.method;
   if ((method === 'GET' || method === 'HEAD') && relPath.length > 1 && relPath.endsWith('/')) {
-    const { pathname, search } = new URL(c.req.url);
-    const stripped = pathname.replace(/\/+$/, '').replace(/^[/\\]+/, '/');
-    return c.redirect(`${stripped}${search}`, 302);
+    const url = new URL(c.req.url);
+    const stripped = url.pathname.replace(/\/+$/, '').replace(/^\/+/, '/');
+    const base = c.get('baseUrl');
+    return c.redirect(localRedirectTarget(`${stripped}${url.search}`, base) ?? base, 302);
   }
   if (isApiPath(relPath)) throw notFound('Not Found');
   return c.html(NOT_FOUND_PAGE, 404, { 'Content-Security-Policy': "default-src 'none'" });

@@ -2,6 +2,7 @@ import { type ByteRange, guessType } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../env.js';
+import { attachmentHeader } from './attachment.js';
 import { pathSegmentsAfter } from './contents-path.js';
 
 const FilesQuery = v.object({ download: v.optional(v.string()) });
@@ -52,7 +53,7 @@ async function serveFile(c: Context<NbserveEnv>): Promise<Response> {
     'Content-Security-Policy': 'sandbox allow-scripts',
   };
   const download = query.download !== undefined && !['', '0', 'false'].includes(query.download.toLowerCase());
-  if (download || file.name.endsWith('.ipynb')) headers['Content-Disposition'] = attachment(file.name);
+  if (download || file.name.endsWith('.ipynb')) headers['Content-Disposition'] = attachmentHeader(file.name);
   let status: 200 | 206 | 304 | 416 = 200;
   const since = c.req.header('If-Modified-Since');
   const sinceMs = since ? Date.parse(since) : Number.NaN;
@@ -107,15 +108,6 @@ function contentType(name: string): string | null {
   if (encoding !== null) return 'application/octet-stream';
   if (type === 'text/plain') return 'text/plain; charset=UTF-8';
   return type;
-}
-
-/** Tornado's `set_attachment_header`: RFC 5987 so any file name survives. */
-function attachment(name: string): string {
-  const escaped = encodeURIComponent(name).replace(
-    /['()*]/g,
-    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename*=utf-8''${escaped}`;
 }
 
 /**

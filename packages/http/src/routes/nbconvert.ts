@@ -1,14 +1,20 @@
-import { badRequest, type ExportResult, notFound, toNotebookV4 } from '@nbserve/core';
+import { badRequest, type ExportResult, isWellFormedText, notFound, toNotebookV4 } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../env.js';
 import { parseJsonBody, parseWith } from '../validate.js';
+import { attachmentHeader } from './attachment.js';
 
 type Ctx = Context<NbserveEnv>;
 
 const Format = v.pipe(v.string(), v.regex(/^\w{1,64}$/, 'format must be a word'));
 const PostBody = v.object(
-  { name: v.optional(v.string('name must be a string')), content: v.unknown() },
+  {
+    name: v.optional(
+      v.pipe(v.string('name must be a string'), v.check(isWellFormedText, 'name must be valid Unicode')),
+    ),
+    content: v.unknown(),
+  },
   'The request body must be a contents model: {"name"?, "content": <notebook>}',
 );
 
@@ -89,14 +95,8 @@ function respond(c: Ctx, format: string, result: ExportResult, stem: string, las
   };
   if (lastModified && !Number.isNaN(lastModified.getTime())) headers['Last-Modified'] = lastModified.toUTCString();
   if (c.req.query('download') === 'true' || result.mimetype === 'application/zip') {
-    headers['Content-Disposition'] = attachment(`${stem}${result.extension}`);
+    headers['Content-Disposition'] = attachmentHeader(`${stem}${result.extension}`);
   }
   const body = typeof result.body === 'string' ? result.body : new Uint8Array(result.body);
   return c.body(body, 200, headers);
-}
-
-/** `Content-Disposition` with an ASCII fallback and the exact UTF-8 name (RFC 6266/5987). */
-function attachment(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

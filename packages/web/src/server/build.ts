@@ -55,6 +55,8 @@ export async function buildWebAssets(options: { minify?: boolean } = {}): Promis
     splitting: true,
     format: 'esm',
     platform: 'browser',
+    // The browser code takes its one HTML escaper from core's sources (this only runs where they exist).
+    conditions: ['@nbserve/source'],
     target: ['chrome100', 'firefox100', 'safari15'],
     minify: options.minify ?? true,
     sourcemap: false,

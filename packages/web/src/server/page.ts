@@ -1,4 +1,4 @@
-import { escapeHtml, jsonForScript } from '../shared/escape.js';
+import { escapeHtml, jsonForScript } from '@nbserve/core/html';
 import type { EntryName, WebAssets } from './build.js';
 
 /**

@@ -1,5 +1,5 @@
+import { escapeHtml } from '@nbserve/core/html';
 import { AnsiUp } from 'ansi_up';
-import { escapeHtml } from '../shared/escape.js';
 import { isObject } from '../shared/is-object.js';
 import { renderLatex, renderMarkdown } from '../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../shared/mime.js';

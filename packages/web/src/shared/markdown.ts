@@ -1,6 +1,6 @@
+import { escapeHtml } from '@nbserve/core/html';
 import katex from 'katex';
 import { Marked, type Tokens } from 'marked';
-import { escapeHtml } from './escape.js';
 import { extractMath, type MathSpan, restoreMath } from './math.js';
 
 /** Links and images may only point at http(s), mailto, data images or relative URLs. */
@@ -20,12 +20,41 @@ function makeMarked(allowHtml: boolean): Marked {
     gfm: true,
     async: false,
     walkTokens(token) {
-      if ((token.type === 'link' || token.type === 'image') && !isSafeUrl((token as Tokens.Link).href)) {
-        (token as Tokens.Link).href = '#';
+      if (token.type === 'link' || token.type === 'image') {
+        // marked leaves character references in URLs for the browser to decode, so
+        // `&#106;avascript:` would reach it as `javascript:`: decode first, check, then escape.
+        const href = decodeReferences((token as Tokens.Link).href);
+        (token as Tokens.Link).href = isSafeUrl(href) ? href : '#';
       }
     },
-    renderer: allowHtml ? {} : { html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text) },
+    renderer: {
+      link(token: Tokens.Link) {
+        return `<a href="${escapeHtml(token.href)}"${titleAttribute(token.title)}>${this.parser.parseInline(token.tokens)}</a>`;
+      },
+      image(token: Tokens.Image) {
+        return `<img src="${escapeHtml(token.href)}" alt="${escapeHtml(token.text)}"${titleAttribute(token.title)}>`;
+      },
+      ...(allowHtml ? {} : { html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text) }),
+    },
   });
+}
+
+const BASIC_REFERENCES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * Numeric and the basic named character references, as CommonMark decodes them in link
+ * destinations. Other named ones stay as text, which escaping then keeps literal: never a scheme.
+ */
+function decodeReferences(text: string): string {
+  return text.replace(/&(?:#[xX]([0-9a-fA-F]{1,6})|#(\d{1,7})|(amp|lt|gt|quot|apos));/g, (whole, hex, dec, named) => {
+    if (named) return BASIC_REFERENCES[named as string] ?? whole;
+    const code = hex ? Number.parseInt(hex as string, 16) : Number(dec);
+    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : '\ufffd';
+  });
+}
+
+function titleAttribute(title: string | null | undefined): string {
+  return title ? ` title="${escapeHtml(title)}"` : '';
 }
 
 const withHtml = makeMarked(true);

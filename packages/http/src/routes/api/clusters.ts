@@ -2,6 +2,7 @@ import { badRequest, notFound } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
+import { readBodyText } from '../../request-body.js';
 import { parseWith } from '../../validate.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -56,7 +57,7 @@ async function engineCount(c: Ctx): Promise<number | undefined> {
       }
       raw = form.n;
     } else if (type.startsWith('application/json')) {
-      const text = await c.req.text();
+      const text = await readBodyText(c);
       if (text.trim() !== '') {
         let json: unknown;
         try {

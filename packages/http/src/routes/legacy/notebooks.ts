@@ -2,7 +2,9 @@ import { badRequest, LEGACY_ID_PATTERN, notebookFromPy } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
+import { readBodyText } from '../../request-body.js';
 import type { Services } from '../../services.js';
+import { attachmentHeader } from '../attachment.js';
 
 type Ctx = Context<NbserveEnv>;
 
@@ -48,11 +50,11 @@ export function registerLegacyNotebookRoutes(app: Hono<NbserveEnv>): void {
     };
     if (format === 'py') {
       const script = await services.exporters.export('script', notebook.v4, notebook.name);
-      headers['Content-Disposition'] = `attachment; filename="${asciiName(notebook.name)}.py"`;
+      headers['Content-Disposition'] = attachmentHeader(`${notebook.name}.py`);
       headers['Content-Type'] = 'application/x-python; charset=utf-8';
       return c.body(typeof script.body === 'string' ? script.body : new Uint8Array(script.body), 200, headers);
     }
-    headers['Content-Disposition'] = `attachment; filename="${asciiName(notebook.name)}.ipynb"`;
+    headers['Content-Disposition'] = attachmentHeader(`${notebook.name}.ipynb`);
     headers['Content-Type'] = 'application/json; charset=utf-8';
     return c.body(JSON.stringify(notebook.notebook), 200, headers);
   });
@@ -123,7 +125,7 @@ function readQuery(c: Ctx): v.InferOutput<typeof Query> {
 
 /** The raw body as JSON (0.13 clients post the notebook itself, not a model); empty = none. */
 async function readNotebookBody(c: Ctx, format: string | undefined): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (text.trim() === '') return undefined;
   if (format === 'py') return notebookFromPy(text);
   try {
@@ -144,8 +146,4 @@ async function kernelsByPath(services: Services): Promise<Map<string, string>> {
 async function followSession(services: Services, from: string, to: string): Promise<void> {
   const session = (await services.sessions.list()).find((s) => s.path === from);
   if (session) await services.sessions.update(session.id, { path: to, name: to });
-}
-
-function asciiName(name: string): string {
-  return name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
 }

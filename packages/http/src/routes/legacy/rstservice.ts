@@ -1,6 +1,7 @@
 import { tooLarge } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
+import { decodeUtf8, readBodyText } from '../../request-body.js';
 
 /** Rendered reST runs nothing and loads nothing but its own styles and data/same-origin images. */
 const RST_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:";
@@ -26,7 +27,7 @@ async function readBounded(c: Context<NbserveEnv>, limit: number): Promise<strin
   const body = c.req.raw.body;
   if (!body || declared > MAX_DRAIN_BYTES) {
     if (declared > limit) throw tooLarge(`reST source is larger than ${limit} bytes`);
-    return body ? await c.req.text() : '';
+    return body ? await readBodyText(c) : '';
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -39,7 +40,7 @@ async function readBounded(c: Context<NbserveEnv>, limit: number): Promise<strin
     else if (size > MAX_DRAIN_BYTES) break;
   }
   if (size > limit) throw tooLarge(`reST source is larger than ${limit} bytes`);
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks));
 }
 
 async function render(c: Context<NbserveEnv>, source: string): Promise<Response> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '@nbserve/core';
 
 const STYLE = `
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f5f6f8;color:#1f2328}
@@ -18,12 +19,6 @@ a{color:#2563eb}
 export const AUTH_PAGE_CSP = `default-src 'self'; script-src 'none'; style-src 'sha256-${createHash('sha256')
   .update(STYLE)
   .digest('base64')}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'`;
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
-}
 
 /** A small, self-contained page; `body` must already be escaped HTML. */
 export function authPage(title: string, body: string): string {

@@ -1,11 +1,11 @@
-import { badRequest } from '@nbserve/core';
+import { badRequest, escapeHtml } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { ensureXsrfCookie, setLoginCookie } from '../../auth/cookies.js';
 import { safeNextPath } from '../../auth/safe-next.js';
 import type { NbserveEnv } from '../../env.js';
 import { parseWith } from '../../validate.js';
-import { AUTH_PAGE_CSP, authPage, escapeHtml } from './auth-page.js';
+import { AUTH_PAGE_CSP, authPage } from './auth-page.js';
 
 type Ctx = Context<NbserveEnv>;
 

@@ -1,7 +1,8 @@
+import { escapeHtml } from '@nbserve/core';
 import type { Hono } from 'hono';
 import { clearLoginCookie } from '../../auth/cookies.js';
 import type { NbserveEnv } from '../../env.js';
-import { AUTH_PAGE_CSP, authPage, escapeHtml } from './auth-page.js';
+import { AUTH_PAGE_CSP, authPage } from './auth-page.js';
 
 /** `GET /logout`: forgets the login cookie (server-side too) and links back to the login page. */
 export function registerLogoutRoutes(app: Hono<NbserveEnv>): void {

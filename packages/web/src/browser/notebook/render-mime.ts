@@ -1,6 +1,6 @@
+import { escapeHtml } from '@nbserve/core/html';
 import { AnsiUp } from 'ansi_up';
 import DOMPurify from 'dompurify';
-import { escapeHtml } from '../../shared/escape.js';
 import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
 import { pageConfig } from '../lib/config.js';
