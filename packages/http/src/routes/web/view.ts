@@ -1,6 +1,6 @@
+import { escapeHtml } from '@nbserve/core';
 import type { Context, Hono, Next } from 'hono';
 import type { NbserveEnv } from '../../env.js';
-import { escapeHtml } from './auth-page.js';
 import { pagePath, pageUrl } from './page-response.js';
 import { pageModel } from './tree.js';
 
