@@ -19,7 +19,7 @@ const OUTSIDE_CITATIONS: readonly RegExp[] = [
   /\b(reference|rest-api|legacy-routes|kernel-protocol)\b[^\n]{0,30}\u00a7/,
 ];
 
-/** `../shared`, `../../shared`: fine for a `shared` folder of the repository, wrong for one beside it. */
+/** A relative path up to a `shared` folder: fine for one in the repository, wrong for one beside it. */
 const SHARED_FOLDER = /(?:\.\.\/)+shared\b/g;
 
 /** The repository's tracked files (git ls-files), as repository-relative paths. */
