@@ -17,7 +17,13 @@ scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
 --quick       smaller inputs and shorter runs (a smoke test of the harness, ~4 min)
 --no-jupyter  skip the jupyter_server / Notebook 6.4 comparison runs
 --profile     run nbserve under node --cpu-prof; profiles go to bench/results/profiles/<scenario>/
-              (summarise one with: node --import tsx bench/profile-summary.ts <file.cpuprofile>)`;
+              (summarise one with: node --import tsx bench/profile-summary.ts <file.cpuprofile>)
+
+Any failure (a server that does not start, a request answered with an unexpected status, a missing
+prerequisite) is printed as FAILED <scenario>: <subject>: <request> and makes the run exit 1.
+
+environment: NBSERVE_BENCH_CLI=<file> measures another nbserve entry point with the same flags;
+             NBSERVE_BENCH_RESULTS=<dir> writes latest.json and latest.md there (default bench/results)`;
 
 function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; profile: boolean; selected: Scenario[] } {
   let quick = false;
@@ -117,18 +123,19 @@ async function main(): Promise<void> {
   }
   const durationS = (performance.now() - started) / 1000;
   console.log(`\n${renderTable(ctx.rows)}\n`);
-  for (const line of ctx.unavailable) console.log(`not available yet: ${line}`);
-  for (const line of errors) console.log(`error: ${line}`);
-  const file = writeResults(join(REPO_ROOT, 'bench/results'), {
+  const failures = [...ctx.failures, ...errors];
+  for (const line of failures) console.log(`FAILED ${line}`);
+  const file = writeResults(process.env.NBSERVE_BENCH_RESULTS ?? join(REPO_ROOT, 'bench/results'), {
     command: `pnpm bench ${process.argv.slice(2).join(' ')}`.trim(),
     quick,
     rows: ctx.rows,
-    unavailable: [...ctx.unavailable, ...errors.map((e) => `error: ${e}`)],
+    failures,
     durationS,
   });
   console.log(`\n${ctx.rows.length} figures in ${durationS.toFixed(0)} s -> ${file}`);
+  if (failures.length > 0) console.log(`${failures.length} failure(s): the run failed`);
   cleanupEverything();
-  process.exitCode = errors.length > 0 ? 1 : 0;
+  process.exitCode = failures.length > 0 ? 1 : 0;
 }
 
 function pythonHas(module: string): boolean {

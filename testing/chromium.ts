@@ -1,6 +1,6 @@
 import { type Browser, chromium } from 'playwright-core';
 
-/** The flags toolchain.md verified for headless Debian Chromium on these machines. */
+/** Flags for headless Debian Chromium in containers and CI: no sandbox, no GPU, no background network traffic. */
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Row, Subject, Target } from './report.js';
-import { type ServerHandle, type ServerKind, ServerUnavailable, startServer } from './servers.js';
+import { type ServerHandle, type ServerKind, startServer } from './servers.js';
 
 export interface RowInput {
   metric: string;
@@ -14,7 +14,8 @@ export interface RowInput {
 /** What every scenario gets: run settings, a place to put figures, and the shared fixture root. */
 export class BenchContext {
   readonly rows: Row[] = [];
-  readonly unavailable: string[] = [];
+  /** What went wrong, one line each (scenario, subject, request): any of them fails the run. */
+  readonly failures: string[] = [];
   scenario = '';
 
   constructor(
@@ -49,10 +50,10 @@ export class BenchContext {
     });
   }
 
-  markUnavailable(who: string, reason: string): void {
-    const line = `${this.scenario}: ${who} not available yet (${reason})`;
-    this.unavailable.push(line);
-    this.log(`${who}: not available yet — ${reason}`);
+  /** Records a failure and lets the scenario go on with its other subjects; the run exits non-zero. */
+  fail(who: string, reason: string): void {
+    this.failures.push(`${this.scenario}: ${who}: ${reason}`);
+    this.log(`${who}: FAILED — ${reason}`);
   }
 
   /** The servers to compare in this run: nbserve, then jupyter_server when installed. */
@@ -61,15 +62,16 @@ export class BenchContext {
   }
 
   /**
-   * Starts a fresh server of `kind`, runs `body`, always stops it. A server that cannot start, or a
-   * `FeatureMissing` thrown by `body`, is reported as "not available yet" and yields undefined.
+   * Starts a fresh server of `kind`, runs `body`, always stops it. Any failure — the server does not
+   * start, a request gets an unexpected status — is thrown on with the server named, and fails the run.
    */
   async withServer<T>(
     kind: ServerKind,
     body: (server: ServerHandle) => Promise<T>,
     options: { compiled?: boolean } = {},
-  ): Promise<T | undefined> {
-    let server: ServerHandle;
+  ): Promise<T> {
+    const label = options.compiled ? `${kind} (compiled)` : kind;
+    let server: ServerHandle | undefined;
     try {
       server = await startServer(kind, {
         root: this.root,
@@ -77,26 +79,11 @@ export class BenchContext {
         ...(this.profileDir ? { profileDir: join(this.profileDir, this.scenario) } : {}),
         ...options,
       });
-    } catch (error) {
-      if (error instanceof ServerUnavailable) {
-        this.markUnavailable(options.compiled ? `${kind} (compiled)` : kind, error.message);
-        return undefined;
-      }
-      throw error;
-    }
-    try {
       return await body(server);
     } catch (error) {
-      if (error instanceof FeatureMissing) {
-        this.markUnavailable(kind, error.message);
-        return undefined;
-      }
-      throw error;
+      throw new Error(`${label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     } finally {
-      await server.stop();
+      await server?.stop();
     }
   }
 }
-
-/** Thrown when a route a scenario needs does not exist (yet) on the server under test. */
-export class FeatureMissing extends Error {}

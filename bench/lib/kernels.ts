@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FeatureMissing } from './context.js';
 import type { ApiClient } from './http-client.js';
 import { freePort } from './ports.js';
 import { type Spawned, spawnGroup, stopGroup } from './processes.js';
@@ -15,10 +14,9 @@ export interface KernelModel {
   execution_state?: string;
 }
 
-/** `POST /api/kernels`; a server without the route yet is "not available". */
+/** `POST /api/kernels`; anything but 201 (or 200) fails the scenario. */
 export async function startKernel(api: ApiClient, name: string): Promise<KernelModel> {
   const res = await api.request('POST', '/api/kernels', { name });
-  if (res.status === 404 || res.status === 405) throw new FeatureMissing(`POST /api/kernels -> ${res.status}`);
   if (res.status !== 201 && res.status !== 200) {
     throw new Error(`POST /api/kernels {name: ${name}} -> ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
   }
@@ -56,7 +54,7 @@ export function kernelspecArgv(name: string, jupyterPath: string): string[] {
     const file = join(base, name, 'kernel.json');
     if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { argv: string[] }).argv;
   }
-  throw new FeatureMissing(`no kernelspec ${name}`);
+  throw new Error(`no kernelspec ${name} in JUPYTER_PATH, /usr/local/share/jupyter or /usr/share/jupyter`);
 }
 
 export interface DirectKernel {

@@ -91,7 +91,7 @@ export function machineInfo() {
 
 export function writeResults(
   dir: string,
-  data: { command: string; quick: boolean; rows: Row[]; unavailable: string[]; durationS: number },
+  data: { command: string; quick: boolean; rows: Row[]; failures: string[]; durationS: number },
 ): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'latest.json');
@@ -108,7 +108,7 @@ export function writeResults(
     renderTable(data.rows),
     '',
     ...notes,
-    ...data.unavailable.map((u) => `- ${u}`),
+    ...data.failures.map((f) => `- FAILED ${f}`),
     '',
   ].join('\n');
   writeFileSync(join(dir, 'latest.md'), markdown);

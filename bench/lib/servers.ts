@@ -35,8 +35,6 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
-export class ServerUnavailable extends Error {}
-
 /** `NBSERVE_BENCH_CLI` benchmarks another entry point with the same flags (e.g. a bundle, or a branch's CLI). */
 const SOURCE_CLI = process.env.NBSERVE_BENCH_CLI ?? join(REPO_ROOT, 'packages/cli/src/main.ts');
 
@@ -150,11 +148,11 @@ function probe(origin: string, token: string): Promise<number> {
 async function waitForApi(origin: string, token: string, proc: Spawned, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    if (proc.exited()) throw new ServerUnavailable(`exited before answering /api: ${lastLines(proc.output())}`);
+    if (proc.exited()) throw new Error(`exited before answering /api: ${lastLines(proc.output())}`);
     if ((await probe(origin, token)) === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new ServerUnavailable(`no 200 from ${origin}/api within ${timeoutMs} ms: ${lastLines(proc.output())}`);
+  throw new Error(`no 200 from ${origin}/api within ${timeoutMs} ms: ${lastLines(proc.output())}`);
 }
 
 function lastLines(text: string): string {

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { launchChromium, measureNotebookPage, type PaintTiming } from '../lib/browser.js';
-import { FeatureMissing } from '../lib/context.js';
 import { writePaintNotebook } from '../lib/fixtures.js';
 import { ApiClient } from '../lib/http-client.js';
 import type { Subject } from '../lib/report.js';
@@ -16,7 +15,7 @@ export const firstPaintScenario: Scenario = {
   budgetMs: 420_000,
   async run(ctx) {
     if (!existsSync('/usr/bin/chromium')) {
-      ctx.markUnavailable('chromium', '/usr/bin/chromium is not installed (apt-get install -y chromium)');
+      ctx.fail('chromium', '/usr/bin/chromium is not installed (apt-get install -y chromium)');
       return;
     }
     const cells = 500;
@@ -35,7 +34,7 @@ export const firstPaintScenario: Scenario = {
           try {
             const page = await api.request('GET', `/notebooks/${name}`);
             if (page.status !== 200 || !String(page.headers['content-type']).includes('text/html')) {
-              throw new FeatureMissing(`GET /notebooks/<path> -> ${page.status}`);
+              throw new Error(`GET /notebooks/${name} -> ${page.status} ${page.headers['content-type'] ?? ''}`);
             }
           } finally {
             api.close();
@@ -46,7 +45,6 @@ export const firstPaintScenario: Scenario = {
           }
           return samples;
         });
-        if (!timings) continue;
         results[kind] = timings;
         ctx.log(
           `${kind}: first cell ${timings.map((t) => t.firstCell.toFixed(0)).join(', ')} ms; all ${cells} cells ${timings.map((t) => t.allCells.toFixed(0)).join(', ')} ms; FCP ${timings.map((t) => t.fcp.toFixed(0)).join(', ')} ms; scroll frame p95 ${timings.map((t) => t.scrollFrameP95.toFixed(1)).join(', ')} ms`,

@@ -64,15 +64,18 @@ async function measureFloods(ctx: BenchContext, floods: Flood[], targets: { jupy
     const rate: Partial<Record<Subject, number>> = {};
     const delivered: Partial<Record<Subject, number>> = {};
     const notes: string[] = [];
-    // one subject failing (a timeout, a dropped connection) is a finding, not a reason to lose the others
-    const attempt = async (who: Subject, run: () => Promise<FloodOutcome | undefined>) => {
+    // one subject failing (a timeout, a dropped connection, a refused request) fails the run, but
+    // the others are still measured; errors from withServer already name the server
+    const attempt = async (who: Subject, run: () => Promise<FloodOutcome>) => {
       try {
         return await run();
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        notes.push(`${who}: ${message}`);
-        ctx.log(`${flood.label} ${who}: FAILED ${message}`);
-        if (error instanceof FanOutTimeout) delivered[who] = Math.min(...error.delivered);
+        const named = who === 'floor' ? `floor: ${message}` : message;
+        notes.push(named);
+        ctx.fail(flood.label, named);
+        const timeout = error instanceof Error && error.cause instanceof FanOutTimeout ? error.cause : error;
+        if (timeout instanceof FanOutTimeout) delivered[who] = Math.min(...timeout.delivered);
         return undefined;
       }
     };
@@ -218,7 +221,7 @@ export const floodScenario: Scenario = {
     try {
       kernelspecArgv(FLOOD_KERNEL, ctx.jupyterPath);
     } catch {
-      ctx.markUnavailable('flood kernel', 'packages/core/test/fixtures/flood-kernelspec.ts not found');
+      ctx.fail('flood kernel', 'packages/core/test/fixtures/flood-kernelspec.ts not found');
       return;
     }
     const single = ctx.size(30_000, 10_000);

@@ -101,10 +101,10 @@ export const kernelJsScenario: Scenario = {
     }
     const argvs = await javascriptArgvs();
     if (!argvs.source) {
-      ctx.markUnavailable('kernel-js', argvs.problem ?? 'no javascript kernelspec');
+      ctx.fail('kernel-js', argvs.problem ?? 'no javascript kernelspec');
       return;
     }
-    if (!argvs.dist) ctx.markUnavailable('kernel-js (compiled)', argvs.problem ?? 'no dist kernelspec');
+    if (!argvs.dist) ctx.fail('kernel-js (compiled)', argvs.problem ?? 'no dist kernelspec');
     const starts = ctx.size(5, 2);
     const executes = ctx.size(200, 50);
     const start: Partial<Record<Subject, number>> = {};

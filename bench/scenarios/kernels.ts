@@ -62,12 +62,10 @@ export const kernelStartScenario: Scenario = {
     const runs = ctx.size(5, 2);
     const values: Partial<Record<Subject, number>> = {};
     const samples: Partial<Record<Subject, number[]>> = {};
-    const failed = new Set<string>();
     // alternate floor and servers run by run, so load from elsewhere on the machine hits all alike
     for (let i = 0; i < runs; i++) {
       addSamples(samples, 'floor', ...(await floorStart(ctx, 1)));
       for (const kind of ctx.serverKinds()) {
-        if (failed.has(kind)) continue;
         const time = await ctx.withServer(kind, async (server) => {
           const api = new ApiClient(server.origin, server.token);
           try {
@@ -80,8 +78,7 @@ export const kernelStartScenario: Scenario = {
             api.close();
           }
         });
-        if (time === undefined) failed.add(kind);
-        else addSamples(samples, kind, time);
+        addSamples(samples, kind, time);
       }
     }
     for (const [who, times] of Object.entries(samples) as Array<[Subject, number[]]>) {
@@ -133,7 +130,6 @@ export const executeScenario: Scenario = {
           api.close();
         }
       });
-      if (!result) continue;
       med[kind] = median(result.viaServer);
       p99[kind] = percentile(result.viaServer, 99);
       const floorMedian = median(result.direct);
@@ -178,7 +174,7 @@ export const manyKernelsScenario: Scenario = {
     const perKernelIdle: Partial<Record<Subject, number>> = {};
     const argv = kernelspecArgv('python3', ctx.jupyterPath);
     const bundleProblem = ensureCliBundle((line) => ctx.log(line));
-    if (bundleProblem) ctx.markUnavailable('nbserve (bundled bin)', bundleProblem);
+    if (bundleProblem) ctx.fail('nbserve (bundled bin)', bundleProblem);
     {
       const t0 = performance.now();
       const kernels = await Promise.all(Array.from({ length: count }, () => launchDirect(argv)));
@@ -235,7 +231,6 @@ export const manyKernelsScenario: Scenario = {
         },
         { compiled: kind === 'nbserve' && !bundleProblem },
       );
-      if (!result) continue;
       startAll[kind] = result.started;
       deleteAll[kind] = result.deleted;
       perKernelSoon[kind] = result.soon / MB;

@@ -30,7 +30,7 @@ export const startScenario: Scenario = {
     const runs = ctx.size(5, 2);
     const settleMs = ctx.size(2000, 500);
     const bundleProblem = ensureCliBundle((line) => ctx.log(line));
-    if (bundleProblem) ctx.markUnavailable('nbserve (bundled bin)', bundleProblem);
+    if (bundleProblem) ctx.fail('nbserve (bundled bin)', bundleProblem);
     const variants: Variant[] = [];
     for (const kind of ctx.serverKinds()) {
       if (kind === 'nbserve' && !bundleProblem) variants.push({ label: 'nbserve', kind, compiled: true });
@@ -38,22 +38,18 @@ export const startScenario: Scenario = {
     }
     const times: Record<string, number[]> = {};
     const rssValues: Record<string, number[]> = {};
-    const failed = new Set<string>();
     // alternate the variants run by run, so load from elsewhere on the machine hits all alike
     for (let i = 0; i < runs; i++) {
       for (const v of variants) {
-        if (failed.has(v.label)) continue;
-        const ok = await ctx.withServer(
+        await ctx.withServer(
           v.kind,
           async (server) => {
             await new Promise((resolve) => setTimeout(resolve, settleMs));
             addSamples(times, v.label, server.startupMs);
             addSamples(rssValues, v.label, rss(server.pid));
-            return true;
           },
           { compiled: v.compiled },
         );
-        if (!ok) failed.add(v.label);
       }
     }
     for (const v of variants) {

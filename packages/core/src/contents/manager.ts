@@ -121,7 +121,7 @@ const LISTING_REUSE_MS = 100;
 const MAX_SERVED_LISTINGS = 256;
 
 /**
- * Jupyter contents semantics (reference §3) over a ContentsStore: models, formats, hashes, untitled
+ * Jupyter contents semantics (jupyter_server's /api/contents) over a ContentsStore: models, formats, hashes, untitled
  * and copy naming, rename/delete rules, hidden files, notebooks validated as nbformat v4, checkpoints.
  */
 export class ContentsManager {

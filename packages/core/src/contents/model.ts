@@ -1,4 +1,7 @@
-/** The Jupyter contents model (reference §3.1) and its parts, shared by the manager and its callers. */
+/**
+ * The Jupyter contents model and its parts, shared by the manager and its callers; its fields are
+ * those of jupyter_server's REST API: https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html
+ */
 export type ContentType = 'directory' | 'notebook' | 'file';
 export type ContentFormat = 'json' | 'text' | 'base64';
 

@@ -31,7 +31,7 @@ export interface LegacyCheckpoint {
 }
 
 /**
- * The single-directory notebook store of IPython 0.13/1.x (reference legacy-routes §2) as a view
+ * The single-directory notebook store of IPython 0.13/1.x (one flat directory, uuid ids) as a view
  * on the ContentsManager: top-level `*.ipynb` only, addressed by registry ids, served as v3 and
  * written as v4. All writes go through the same manager (same files, checkpoints, validation).
  */

@@ -25,7 +25,7 @@ const DEFAULT_CSP = 'sandbox';
 
 /**
  * `GET /nbconvert/<format>/<path>[?download=true]` converts a stored notebook;
- * `POST /nbconvert/<format>` converts the notebook in the body. (reference rest-api §7)
+ * `POST /nbconvert/<format>` converts the notebook in the body, as jupyter_server's nbconvert handlers do.
  */
 export function registerNbconvertRoutes(app: Hono<NbserveEnv>): void {
   app.get('/nbconvert/:format/*', async (c) => {

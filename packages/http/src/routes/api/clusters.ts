@@ -22,7 +22,7 @@ const EngineCount = v.union(
 const JsonBody = v.object({ n: v.optional(v.nullable(v.unknown())) }, 'The request body must be a JSON object');
 
 /**
- * The IPython cluster API (reference legacy-routes §5), served at both `/clusters` (where every
+ * The IPython cluster API (ipcluster profiles: list, start, stop), served at both `/clusters` (where every
  * IPython and Notebook release had it) and `/api/clusters` (the spec's address).
  */
 export function registerClusterRoutes(app: Hono<NbserveEnv>): void {

@@ -65,7 +65,7 @@ const PatchBody = v.object(
 );
 
 /**
- * All of `/api/contents` (reference §3): models, saves, untitled/copy, rename, delete,
+ * All of `/api/contents` as in jupyter_server's REST API: models, saves, untitled/copy, rename, delete,
  * checkpoints and trust. The path is decoded here; core validates it and keeps it inside the root.
  */
 export function registerContentsRoutes(app: Hono<NbserveEnv>): void {

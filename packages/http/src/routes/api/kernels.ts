@@ -29,7 +29,7 @@ export function kernelIdParam(c: Ctx): string {
   return id;
 }
 
-/** `/api/kernels` (reference §4). The channels WebSocket is registered by ws/channels-route.ts. */
+/** `/api/kernels` as in jupyter_server's REST API. The channels WebSocket is registered by ws/channels-route.ts. */
 export function registerKernelRoutes(app: Hono<NbserveEnv>): void {
   app.get('/api/kernels', (c) => c.json(c.get('services').kernels.list()));
 

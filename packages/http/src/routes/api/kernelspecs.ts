@@ -25,7 +25,7 @@ export function kernelNameParam(c: Context<NbserveEnv>): string {
   return name;
 }
 
-/** `/api/kernelspecs` (reference §5). Specs installed while the server runs appear at once. */
+/** `/api/kernelspecs` as in jupyter_server's REST API. Specs installed while the server runs appear at once. */
 export function registerKernelSpecRoutes(app: Hono<NbserveEnv>): void {
   app.get('/api/kernelspecs', async (c) => {
     const listing = await c.get('services').kernelspecs.list();

@@ -3,7 +3,7 @@ import type { NbserveEnv } from '../../env.js';
 import { rawPathAfter, urlBase } from '../contents-path.js';
 
 /**
- * The deprecated `/api/notebooks/*` (reference §3.9): every method goes to `/api/contents/*`.
+ * The deprecated `/api/notebooks/*` (jupyter_server redirects it too): every method goes to `/api/contents/*`.
  * 307, not Jupyter's 302, so clients re-send PUT/POST/PATCH with their method and body.
  */
 export function registerNotebooksRedirect(app: Hono<NbserveEnv>): void {

@@ -67,7 +67,7 @@ function sessionIdParam(c: Ctx): string {
   return id;
 }
 
-/** `/api/sessions` (reference §6), also at the spec's `/api/sesions` spelling. */
+/** `/api/sessions` as in jupyter_server's REST API, also at the misspelt `/api/sesions`. */
 export function registerSessionRoutes(app: Hono<NbserveEnv>): void {
   for (const prefix of ['/api/sessions', '/api/sesions']) {
     app.get(prefix, async (c) => c.json(await c.get('services').sessions.list()));

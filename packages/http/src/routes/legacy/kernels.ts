@@ -28,7 +28,7 @@ function legacyChannels(kernels: KernelManager): LegacyChannels {
 }
 
 /**
- * The older kernel routes (reference legacy-routes §4): `GET /kernels` (ids), `POST
+ * The older kernel routes (IPython 0.13–2.x): `GET /kernels` (ids), `POST
  * /kernels?notebook=<id>` (start or reuse the notebook's kernel through its session), the kernel
  * model, actions by POST and — as the spec lists them — by GET, and the per-channel WebSockets,
  * also at 2.x's `/api/kernels/<id>/{shell,iopub,stdin}`.

@@ -17,9 +17,9 @@ const Query = v.object({
 const CHECKPOINT_ID = /^[\w-]{1,100}$/;
 
 /**
- * The single-directory notebooks of IPython 0.13/1.x (reference legacy-routes §2.1), addressed by
+ * The single-directory notebooks of IPython 0.13/1.x (`/notebooks` REST routes), addressed by
  * id. `/notebooks/<id>` is only taken when `<id>` has the uuid shape and no file of that literal
- * name exists; every other `/notebooks/<path>` is the notebook page (rest-api §2's dispatch rule).
+ * name exists; every other `/notebooks/<path>` is the notebook page (a path always wins over an id).
  */
 export function registerLegacyNotebookRoutes(app: Hono<NbserveEnv>): void {
   app.get('/notebooks', async (c) => {

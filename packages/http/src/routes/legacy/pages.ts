@@ -12,7 +12,7 @@ const NOT_FOUND_PAGE = (what: string) => `<!doctype html>
 `;
 
 /**
- * The older website routes (reference legacy-routes §2.2): `/<id>` opens the notebook's page,
+ * The older website routes of IPython 0.13/1.x: `/<id>` opens the notebook's page,
  * `/<id>/copy` duplicates it (`-Copy0` naming) and opens the copy, `/<id>/print` is the print
  * view (a 404 page for an unknown id), `/<name>.ipynb` redirects to its id. Only id-shaped
  * segments are taken; everything else falls through to the other routes and the 404 page.

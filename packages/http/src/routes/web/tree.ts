@@ -22,7 +22,7 @@ async function tree(c: Context<NbserveEnv>, next: Next) {
   return sendPage(c, 'dashboard', path ? `${model.name} – nbserve` : 'Home – nbserve', path);
 }
 
-/** `GET /tree[/<dir>]`: the dashboard; notebooks and files redirect to their pages (reference §7). */
+/** `GET /tree[/<dir>]`: the dashboard; notebooks and files redirect to their pages, as Notebook 6's tree does. */
 export function registerTreeRoutes(app: Hono<NbserveEnv>): void {
   app.get('/tree', tree);
   app.get('/tree/*', tree);
