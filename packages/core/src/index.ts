@@ -10,6 +10,7 @@ export * from './legacy/index.js';
 export * as protocol from './protocol/index.js';
 export * from './rst/index.js';
 export * from './sessions/index.js';
+export * from './terminals/index.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { SpareBuffer, type SpareBufferOptions } from './util/spare-buffer.js';
 export { removeOrphanTempsOf, type SweepOptions, sweepOrphanTemps, tempPathFor } from './util/temp-files.js';

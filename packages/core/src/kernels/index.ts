@@ -4,7 +4,7 @@ export { type IopubListener, Kernel, type KernelLifecycleEvent } from './kernel.
 export { LocalProvisioner, type LocalProvisionerOptions } from './local-provisioner.js';
 export { type CullingOptions, KernelManager, type KernelManagerOptions, type StartKernelOptions } from './manager.js';
 export { PidRegistry } from './pid-registry.js';
-export { isGroupAlive, isProcessAlive, signalGroup } from './process-group.js';
+export { isGroupAlive, isProcessAlive, sessionMembers, signalGroup, signalSession } from './process-group.js';
 export type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest } from './provisioner.js';
 export type { ConnectionInfo, KernelModel } from './types.js';
 export { resolveWorkingDir } from './working-dir.js';

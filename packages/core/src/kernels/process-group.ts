@@ -85,6 +85,44 @@ export function isGroupAlive(pgid: number): boolean {
   return false;
 }
 
+/**
+ * Live (non-zombie) processes of session `sid`, read from /proc: a shell's session also holds its
+ * jobs, which job control puts in process groups of their own. Empty without /proc.
+ */
+export function sessionMembers(sid: number): number[] {
+  if (!hasProc || !Number.isInteger(sid) || sid <= 0) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat && Number(stat[3]) === sid && stat[0] !== 'Z' && stat[0] !== 'X') members.push(Number(entry));
+  }
+  return members;
+}
+
+/**
+ * Sends `signal` to the process group `sid` and to every process of session `sid` (the jobs of
+ * a shell that leads both). Returns how many processes of the session were still live.
+ */
+export function signalSession(sid: number, signal: NodeJS.Signals): number {
+  signalGroup(sid, signal);
+  const members = sessionMembers(sid);
+  for (const pid of members) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return members.length;
+}
+
 /** Sends `signal` to every process of group `pgid`; a vanished group is not an error. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {
