@@ -143,7 +143,7 @@ describe('TerminalManager', () => {
   });
 
   it('gives the shell a login environment with TERM=xterm-256color and the root', async () => {
-    const terminals = manager({ shell: undefined, env: { ...process.env, SHELL: '/bin/sh', COLUMNS: '7' } });
+    const terminals = manager({ shell: [], env: { ...process.env, SHELL: '/bin/sh', COLUMNS: '7' } });
     const t = await terminals.create();
     t.write('echo "[$0|$TERM|$JUPYTER_SERVER_ROOT|$COLUMNS]"\r');
     // `-sh`: a login shell's $0 starts with a dash

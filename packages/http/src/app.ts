@@ -26,6 +26,7 @@ import { registerSessionRoutes } from './routes/api/sessions.js';
 import { registerShutdownRoutes } from './routes/api/shutdown.js';
 import { registerSpecRoutes } from './routes/api/spec.js';
 import { registerStatusRoutes } from './routes/api/status.js';
+import { registerTerminalRoutes } from './routes/api/terminals.js';
 import { registerFilesRoutes } from './routes/files.js';
 import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
 import { registerLegacyRenameTracking } from './routes/legacy/follow-renames.js';
@@ -42,11 +43,13 @@ import { registerNotebookPageRoutes } from './routes/web/notebooks.js';
 import { registerOutputFrameRoutes } from './routes/web/output-frame.js';
 import { registerPrintRoutes } from './routes/web/print.js';
 import { registerRootRoutes } from './routes/web/root.js';
+import { registerTerminalPageRoutes } from './routes/web/terminals.js';
 import { registerTreeRoutes } from './routes/web/tree.js';
 import { registerViewRoutes } from './routes/web/view.js';
 import { createServices, type Services } from './services.js';
 import { registerStaticRoutes } from './static.js';
 import { registerChannelsRoute } from './ws/channels-route.js';
+import { registerTerminalSocketRoute } from './ws/terminal-route.js';
 
 export { resolveOptions };
 
@@ -104,6 +107,8 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerKernelRoutes(api);
   registerChannelsRoute(api);
   registerSessionRoutes(api);
+  registerTerminalRoutes(api);
+  registerTerminalSocketRoute(api);
   registerClusterRoutes(api);
   registerNbconvertApiRoutes(api);
   registerNbconvertRoutes(api);
@@ -122,6 +127,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerTreeRoutes(api);
   registerNotebookPageRoutes(api);
   registerEditRoutes(api);
+  registerTerminalPageRoutes(api);
   registerPrintRoutes(api);
   registerViewRoutes(api);
   registerNewNotebookRoutes(api);

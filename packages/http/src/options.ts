@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
+import type { BuiltinKernelSpec, CheckpointStore, ContentsStore, PtySpawner } from '@nbserve/core';
 import { decodeLikeRouter } from './base-url.js';
 
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
@@ -80,8 +80,21 @@ export interface NbserveOptions {
   kernelBufferMaxBytes?: number;
   /** Seconds a disconnected kernel client's messages are kept for replay. Default 300. */
   kernelBufferMaxAge?: number;
-  /** Seconds between WebSocket pings on kernel channels; 0 = off. Default 30. */
+  /** Seconds between WebSocket pings on kernel channels and terminals; 0 = off. Default 30. */
   wsPingInterval?: number;
+  /** Offer terminals (`/api/terminals`, `/terminals/…`). Default true; `false`: every terminal route is a 404. */
+  terminals?: boolean;
+  /** The terminals' shell command (a string is split at spaces); default `$SHELL` or `/bin/sh`, as a login shell. */
+  terminalShell?: string | readonly string[];
+  /** Terminate terminals without input or output for this many seconds; 0 = never (default). */
+  terminalsCullInactiveTimeout?: number;
+  /** Seconds between passes looking for inactive terminals. Default 300. */
+  terminalsCullInterval?: number;
+  /**
+   * Where terminals get their pseudo-terminals; default `@lydell/node-pty`, loaded on first use.
+   * When it throws, terminals are off and one line says why.
+   */
+  loadPty?: () => PtySpawner;
 }
 
 /** A sink for log lines. Every line the server emits has secrets redacted first. */

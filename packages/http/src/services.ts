@@ -25,6 +25,7 @@ import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
 import type { NbserveOptions } from './options.js';
+import { createTerminalServices, type TerminalServices } from './terminal-services.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
 /**
@@ -59,6 +60,11 @@ export interface Services {
   readonly sessions: SessionManager;
   /** The kernel channels WebSockets (fan-out, replay buffers). */
   readonly channels: ChannelsHub;
+  /**
+   * Terminals behind `/api/terminals` and their WebSockets, built on first use; `null` when they
+   * are off (`terminals: false`, or no pseudo-terminals on this machine).
+   */
+  readonly terminals: TerminalServices | null;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
@@ -72,6 +78,7 @@ export function createServices(options: NbserveOptions): Services {
   let exporters: ExportManager | undefined;
   let rst: RstService | undefined;
   let legacyNotebooks: LegacyNotebooks | undefined;
+  let terminals: TerminalServices | null | undefined;
   const activity = new Activity();
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
@@ -105,11 +112,16 @@ export function createServices(options: NbserveOptions): Services {
     kernels,
     sessions,
     channels,
+    get terminals() {
+      if (terminals === undefined) terminals = closed ? null : createTerminalServices(options, activity);
+      return terminals;
+    },
     async close() {
       if (closed) return;
       closed = true;
       channels.close();
-      await kernels.shutdownAll();
+      terminals?.sockets.close();
+      await Promise.all([kernels.shutdownAll(), terminals?.manager.close()]);
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
     },
   };

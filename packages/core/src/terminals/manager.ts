@@ -8,7 +8,7 @@ export interface TerminalManagerOptions {
   pty: PtySpawner;
   /** Contents root: the default working directory, and the bound for a client-given one. */
   rootDir: string;
-  /** The shell command; default `$SHELL` (else `/bin/sh`) with `-l`, a login shell, as jupyter_server runs it. */
+  /** The shell command; default (also for `[]`) `$SHELL` (else `/bin/sh`) with `-l`, a login shell, as jupyter_server runs it. */
   shell?: readonly string[];
   /** Environment the shell starts from; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;

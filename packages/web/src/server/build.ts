@@ -21,7 +21,7 @@ export interface WebAssets {
 }
 
 /** The page entry points; each gets a JS file and (if it imports CSS) a CSS file. */
-export const ENTRY_POINTS = ['dashboard', 'notebook', 'editor', 'print', 'output-frame'] as const;
+export const ENTRY_POINTS = ['dashboard', 'notebook', 'editor', 'terminal', 'print', 'output-frame'] as const;
 export type EntryName = (typeof ENTRY_POINTS)[number];
 
 /** Always the TypeScript sources (also when this module runs from dist/), which esbuild bundles. */

@@ -6,7 +6,7 @@ import type { NbserveEnv } from '../../env.js';
 import { parseWith } from '../../validate.js';
 
 type Ctx = Context<NbserveEnv>;
-type Entry = 'dashboard' | 'notebook' | 'editor';
+type Entry = 'dashboard' | 'notebook' | 'editor' | 'terminal';
 
 /** A path below a page prefix: no NUL bytes, bounded length; the contents manager checks the rest. */
 const PagePath = v.pipe(v.string(), v.maxLength(4096), v.regex(/^[^\0]*$/, 'must not contain NUL'));
@@ -35,15 +35,24 @@ export function pageUrl(c: Ctx, prefix: string, path: string): string {
 }
 
 /** Sends one of the web UI's HTML pages with the strict page CSP and the config data block. */
-export async function sendPage(c: Ctx, entry: Entry, title: string, path: string): Promise<Response> {
+export async function sendPage(
+  c: Ctx,
+  entry: Entry,
+  title: string,
+  path: string,
+  extra: Record<string, unknown> = {},
+): Promise<Response> {
   const assets = await getWebAssets();
   const baseUrl = c.get('baseUrl');
   const config: PageConfig = {
+    ...extra,
     baseUrl,
     path,
     xsrfToken: ensureXsrfCookie(c),
     authEnabled: c.get('authVia') !== 'disabled',
     outputFrameUrl: `${baseUrl}output-frame`,
+    // the dashboard offers New > Terminal and lists terminals only when the server has them
+    terminals: c.get('services').terminals !== null,
   };
   return c.html(renderPage({ entry, title, config, assets }), 200, {
     'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
