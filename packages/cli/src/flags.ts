@@ -276,6 +276,41 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'how long kernel output is kept for a disconnected client',
     defaultText: '300',
   },
+  {
+    name: 'terminals',
+    type: 'boolean',
+    option: 'terminals',
+    description: 'offer terminals: /api/terminals, New > Terminal (--no-terminals: every terminal route is a 404)',
+    defaultText: 'true',
+  },
+  {
+    name: 'terminal-shell',
+    type: 'string',
+    option: 'terminalShell',
+    valueName: 'command',
+    description: 'the shell a terminal runs, with its arguments split at spaces, e.g. "bash --norc"',
+    defaultText: '$SHELL (else /bin/sh) as a login shell',
+  },
+  {
+    name: 'terminals-cull-inactive-timeout',
+    type: 'integer',
+    option: 'terminalsCullInactiveTimeout',
+    min: 0,
+    max: 31_536_000,
+    valueName: 'seconds',
+    description: 'terminate terminals after this many seconds without input or output; 0 never',
+    defaultText: '0',
+  },
+  {
+    name: 'terminals-cull-interval',
+    type: 'integer',
+    option: 'terminalsCullInterval',
+    min: 1,
+    max: 86_400,
+    valueName: 'seconds',
+    description: 'how often to look for inactive terminals to terminate',
+    defaultText: '300',
+  },
 ];
 
 const BOOLEAN_VALUES: Record<string, boolean> = {

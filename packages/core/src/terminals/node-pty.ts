@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { PtyExit, PtyProcess, PtySpawner, PtySpawnOptions } from './pty.js';
 
@@ -12,6 +13,8 @@ interface NodePtyModule {
 
 interface NodePtyTerminal {
   readonly pid: number;
+  /** The master side's descriptor (non-blocking). */
+  readonly fd: number;
   write(data: string): void;
   resize(cols: number, rows: number): void;
   onData(listener: (data: string) => void): unknown;
@@ -19,12 +22,6 @@ interface NodePtyTerminal {
   pause(): void;
   resume(): void;
   destroy(): void;
-}
-
-/** node-pty's master side is a `tty.ReadStream` (a net.Socket); its write buffer is the input queue. */
-interface MasterSocket {
-  write(data: string): boolean;
-  once(event: 'drain', listener: () => void): unknown;
 }
 
 export const NODE_PTY_MODULE = '@lydell/node-pty';
@@ -54,26 +51,18 @@ function wrap(pty: NodePtyModule, options: PtySpawnOptions): PtyProcess {
     cwd: options.cwd,
     env: { ...options.env },
   });
-  const socket = (term as unknown as { _socket?: MasterSocket })._socket;
   let exited: PtyExit | undefined;
   const exitListeners: Array<(exit: PtyExit) => void> = [];
+  const input = new InputQueue(term.fd);
   term.onExit((exit) => {
     exited = { exitCode: exit.exitCode, signal: exit.signal || undefined };
+    input.close();
     for (const listener of exitListeners.splice(0)) listener(exited);
   });
   return {
     pid: term.pid,
-    write(data) {
-      if (exited) return true;
-      // node-pty's own write() drops the socket's verdict; the socket is where the queue is
-      if (socket) return socket.write(data);
-      term.write(data);
-      return true;
-    },
-    onDrain(listener) {
-      if (socket && !exited) socket.once('drain', listener);
-      else queueMicrotask(listener);
-    },
+    write: (data) => (exited ? true : input.write(data)),
+    onDrain: (listener) => input.onDrain(listener),
     resize(cols, rows) {
       if (!exited) term.resize(cols, rows);
     },
@@ -89,6 +78,7 @@ function wrap(pty: NodePtyModule, options: PtySpawnOptions): PtyProcess {
     pause: () => term.pause(),
     resume: () => term.resume(),
     destroy() {
+      input.close();
       try {
         term.destroy();
       } catch {
@@ -96,4 +86,87 @@ function wrap(pty: NodePtyModule, options: PtySpawnOptions): PtyProcess {
       }
     },
   };
+}
+
+/** Input queued beyond this makes `write` answer false. */
+const INPUT_HIGH_WATER = 64 * 1024;
+
+/**
+ * The input side of the master, written from a queue with `write(2)` on the non-blocking
+ * descriptor. node-pty writes through libuv, which treats a pty master as a blocking stream: once
+ * the program stops reading (a full input buffer in raw mode) that write spins inside the event
+ * loop and the whole server stops. Here a full terminal answers EAGAIN at once and the queue
+ * tries again on a timer; a keystroke to a reading program is one synchronous, immediate write.
+ */
+class InputQueue {
+  readonly #fd: number;
+  #chunks: Buffer[] = [];
+  #queued = 0;
+  #retryMs = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #drainListeners: Array<() => void> = [];
+
+  constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  write(data: string): boolean {
+    if (this.#closed) return true;
+    const chunk = Buffer.from(data, 'utf8');
+    if (chunk.length > 0) {
+      this.#chunks.push(chunk);
+      this.#queued += chunk.length;
+      if (!this.#retryTimer) this.#flush();
+    }
+    return this.#queued < INPUT_HIGH_WATER;
+  }
+
+  onDrain(listener: () => void): void {
+    if (this.#closed || this.#queued < INPUT_HIGH_WATER) queueMicrotask(listener);
+    else this.#drainListeners.push(listener);
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#chunks = [];
+    this.#queued = 0;
+    this.#drained();
+  }
+
+  #flush(): void {
+    this.#retryTimer = undefined;
+    while (!this.#closed && this.#chunks.length > 0) {
+      const chunk = this.#chunks[0] as Buffer;
+      let written: number;
+      try {
+        written = writeSync(this.#fd, chunk);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') {
+          this.close(); // the terminal is gone (EIO, EBADF)
+          return;
+        }
+        written = 0;
+      }
+      if (written === 0) {
+        // the program is not reading: look again soon, less often the longer it takes
+        this.#retryMs = Math.min(Math.max(this.#retryMs * 2, 2), 50);
+        this.#retryTimer = setTimeout(() => this.#flush(), this.#retryMs);
+        this.#retryTimer.unref();
+        break;
+      }
+      this.#retryMs = 0;
+      this.#queued -= written;
+      if (written >= chunk.length) this.#chunks.shift();
+      else this.#chunks[0] = chunk.subarray(written);
+    }
+    if (this.#queued < INPUT_HIGH_WATER) this.#drained();
+  }
+
+  #drained(): void {
+    for (const listener of this.#drainListeners.splice(0)) listener();
+  }
 }

@@ -1,7 +1,7 @@
 import { api, type ContentsModel, contentsRoute, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { h, toast } from '../lib/dom.js';
-import { url } from '../lib/paths.js';
+import { encodePath, url } from '../lib/paths.js';
 
 /**
  * The Files tab's "New" menu: a notebook for each kernel, a text file, a folder. A new notebook
@@ -48,6 +48,16 @@ export function renderNewMenu(
       await folderCreated(model);
     }),
   );
+  if (pageConfig().terminals === true) {
+    menu.append(
+      h('hr'),
+      item('Terminal', async () => {
+        // started in the directory the dashboard shows, as Notebook 6 and JupyterLab do
+        const terminal = await api<{ name: string }>('api/terminals', { method: 'POST', body: { cwd: dir() } });
+        location.href = `${pageConfig().baseUrl}terminals/${encodePath(terminal.name)}`;
+      }),
+    );
+  }
 }
 
 async function newNotebook(dir: string, specs: KernelSpecs | undefined, kernelName: string): Promise<void> {

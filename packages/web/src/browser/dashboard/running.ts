@@ -1,18 +1,20 @@
-import { api, type KernelModel, type SessionModel } from '../lib/api.js';
+import { api, type KernelModel, type SessionModel, type TerminalModel } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { formatTime, h, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { url } from '../lib/paths.js';
+import { encodePath, url } from '../lib/paths.js';
 
-/** The Running tab: notebook sessions and bare kernels, each with a Shutdown button. */
+/** The Running tab: notebook sessions, bare kernels and terminals, each with a Shutdown button. */
 export class RunningView {
   readonly element = h('section', { className: 'running-view' });
 
   async load(): Promise<void> {
     try {
-      const [sessions, kernels] = await Promise.all([
+      const withTerminals = pageConfig().terminals === true;
+      const [sessions, kernels, terminals] = await Promise.all([
         api<SessionModel[]>('api/sessions'),
         api<KernelModel[]>('api/kernels'),
+        withTerminals ? api<TerminalModel[]>('api/terminals') : Promise.resolve([]),
       ]);
       const sessionKernels = new Set(sessions.map((s) => s.kernel?.id));
       const bare = kernels.filter((k) => !sessionKernels.has(k.id));
@@ -42,6 +44,21 @@ export class RunningView {
           this.shutdownButton(`api/kernels/${k.id}`),
         ),
       );
+      const terminalRows = terminals.map((t) =>
+        h(
+          'div',
+          { className: 'row', 'data-terminal': t.name },
+          h(
+            'span',
+            { className: 'col col-name' },
+            icon('terminal'),
+            h('a', { href: url(base, 'terminals', t.name) }, `Terminal ${t.name}`),
+          ),
+          h('span', { className: 'col col-kernel' }, ''),
+          h('span', { className: 'col col-date' }, formatTime(t.last_activity)),
+          this.shutdownButton(`api/terminals/${encodePath(t.name)}`),
+        ),
+      );
       this.element.replaceChildren(
         h('h3', {}, 'Notebooks'),
         sessionRows.length
@@ -49,8 +66,31 @@ export class RunningView {
           : h('p', { className: 'empty' }, 'No running notebooks.'),
         h('h3', {}, 'Kernels without a notebook'),
         kernelRows.length ? h('div', { className: 'table' }, ...kernelRows) : h('p', { className: 'empty' }, 'None.'),
+        ...(withTerminals
+          ? [
+              h('h3', {}, 'Terminals'),
+              terminalRows.length
+                ? h('div', { className: 'table' }, ...terminalRows)
+                : h('p', { className: 'empty' }, 'No running terminals.'),
+            ]
+          : []),
       );
     } catch (error) {
+      const terminalRows = terminals.map((t) =>
+        h(
+          'div',
+          { className: 'row', 'data-terminal': t.name },
+          h(
+            'span',
+            { className: 'col col-name' },
+            icon('terminal'),
+            h('a', { href: url(base, 'terminals', t.name) }, `Terminal ${t.name}`),
+          ),
+          h('span', { className: 'col col-kernel' }, ''),
+          h('span', { className: 'col col-date' }, formatTime(t.last_activity)),
+          this.shutdownButton(`api/terminals/${encodePath(t.name)}`),
+        ),
+      );
       this.element.replaceChildren(
         h('p', { className: 'error' }, error instanceof Error ? error.message : String(error)),
       );

@@ -104,3 +104,9 @@ export interface SessionModel {
   type: string;
   kernel: KernelModel;
 }
+
+/** A terminal as `/api/terminals` lists it. */
+export interface TerminalModel {
+  name: string;
+  last_activity: string;
+}

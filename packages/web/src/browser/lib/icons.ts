@@ -4,6 +4,7 @@ const PATHS: Record<string, string> = {
     'M2 4.5A1.5 1.5 0 0 1 3.5 3h3.6l1.6 1.6h6.8A1.5 1.5 0 0 1 17 6.1v8.4a1.5 1.5 0 0 1-1.5 1.5h-12A1.5 1.5 0 0 1 2 14.5z',
   notebook: 'M4 2h10a1 1 0 0 1 1 1v14a1 1 0 0 1-1 1H4zM6 2v16M8.5 6h4M8.5 9h4',
   file: 'M5 2h6l4 4v11a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V3a1 1 0 0 1 1-1zM11 2v4h4',
+  terminal: 'M3 4h14v12H3zM6 8l3 2-3 2M10 13h4',
   up: 'M10 15V5M5 10l5-5 5 5',
   home: 'M3 9.5 10 3l7 6.5M5 8v9h4v-5h2v5h4V8',
   save: 'M4 3h10l3 3v11H4zM7 3v4h6V3M7 17v-6h7v6',

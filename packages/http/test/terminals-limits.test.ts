@@ -1,0 +1,218 @@
+/**
+ * What a terminal's clients cannot make the server do: hold unbounded output for a client that
+ * does not read, or unbounded input for a shell that does not read; and how a server without
+ * terminals (switched off, or no pseudo-terminals here) answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TerminalSocket } from '../../../testing/terminal-client.js';
+
+const MB = 1024 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A raw client that only counts what it receives (50 MB of `yes` does not fit a test's strings). */
+class CountingClient {
+  bytes = 0;
+  tail = '';
+  closed = false;
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const [kind, text] = JSON.parse(data.toString()) as [string, string];
+      if (kind !== 'stdout') return;
+      this.bytes += text.length;
+      this.tail = (this.tail + text).slice(-4096);
+      this.seen ||= /skipped/.test(text.slice(0, 200));
+    });
+    ws.on('close', () => {
+      this.closed = true;
+    });
+  }
+  /** A skip notice arrived. */
+  seen = false;
+
+  static open(s: TestServer, name: string): Promise<CountingClient> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(s.wsUrl(`terminals/websocket/${name}`), {
+        headers: { authorization: `token ${s.token}` },
+      });
+      const client = new CountingClient(ws);
+      ws.once('open', () => resolve(client));
+      ws.once('error', reject);
+    });
+  }
+
+  send(...message: unknown[]): void {
+    this.ws.send(JSON.stringify(message));
+  }
+
+  async waitForTail(pattern: RegExp, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.tail)) {
+      if (Date.now() > deadline)
+        throw new Error(`no ${pattern} after ${this.bytes} bytes: ${JSON.stringify(this.tail.slice(-200))}`);
+      await sleep(50);
+    }
+  }
+}
+
+describe('flow control', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  async function newTerminal(): Promise<string> {
+    const res = await s.fetch('api/terminals', { method: 'POST' });
+    return ((await res.json()) as { name: string }).name;
+  }
+  const terminal = (name: string) => {
+    const t = s.app.services.terminals?.manager.get(name);
+    if (!t) throw new Error('no terminals');
+    return t;
+  };
+  const FLOOD = 'yes | head -c 30000000; echo end-$((40+2))\r';
+
+  it('a client that reads slowly holds the shell back instead of piling up output, then gets all of it', async () => {
+    const name = await newTerminal();
+    const client = await CountingClient.open(s, name);
+    await client.waitForTail(/[$#] $/);
+    client.ws.pause(); // stop reading the socket
+    client.send('stdin', FLOOD);
+    await sleep(1500);
+    const printed = terminal(name).scrollback.end;
+    await sleep(1000);
+    // the shell is paused: it printed a few MB (socket buffers and the high-water mark), not 30
+    expect(terminal(name).scrollback.end).toBe(printed);
+    expect(printed).toBeLessThan(16 * MB);
+    client.ws.resume();
+    await client.waitForTail(/end-42\r\n/);
+    expect(client.bytes).toBeGreaterThanOrEqual(30_000_000);
+    expect(client.seen).toBe(false);
+    client.ws.close();
+    await s.fetch(`api/terminals/${name}`, { method: 'DELETE' });
+  });
+
+  it('a client that stops reading does not hold back the others; it catches up from the scrollback and is told what it missed', async () => {
+    const name = await newTerminal();
+    const reader = await CountingClient.open(s, name);
+    const stuck = await CountingClient.open(s, name);
+    await reader.waitForTail(/[$#] $/);
+    stuck.ws.pause();
+    reader.send('stdin', FLOOD);
+    await reader.waitForTail(/end-42\r\n/);
+    expect(reader.bytes).toBeGreaterThanOrEqual(30_000_000);
+    stuck.ws.resume();
+    await stuck.waitForTail(/end-42\r\n/);
+    expect(stuck.seen).toBe(true);
+    expect(stuck.bytes).toBeLessThan(20 * MB);
+    // and it is followed live again
+    const before = stuck.bytes;
+    reader.send('stdin', 'echo again-$((3*3))\r');
+    await stuck.waitForTail(/again-9\r\n/);
+    expect(stuck.bytes - before).toBeLessThan(1000);
+    for (const c of [reader, stuck]) c.ws.close();
+    await s.fetch(`api/terminals/${name}`, { method: 'DELETE' });
+  });
+
+  it('a lone client that stays stuck stops holding the shell back after a few seconds', async () => {
+    const name = await newTerminal();
+    const client = await CountingClient.open(s, name);
+    await client.waitForTail(/[$#] $/);
+    client.ws.pause();
+    client.send('stdin', FLOOD);
+    // the shell finishes although nobody reads: the output went to the bounded scrollback
+    const deadline = Date.now() + 120_000;
+    while (!/end-42/.test(terminal(name).scrollback.since(terminal(name).scrollback.end - 100))) {
+      if (Date.now() > deadline) throw new Error('the shell never finished');
+      await sleep(200);
+    }
+    client.ws.resume();
+    await client.waitForTail(/end-42\r\n/);
+    expect(client.seen).toBe(true);
+    client.ws.close();
+    await s.fetch(`api/terminals/${name}`, { method: 'DELETE' });
+  });
+
+  it('input is read from a client only as fast as the shell takes it', async () => {
+    const name = await newTerminal();
+    const client = await CountingClient.open(s, name);
+    await client.waitForTail(/[$#] $/);
+    // raw mode: a full input buffer blocks the writer instead of being discarded
+    client.send('stdin', 'stty raw -echo; sleep 600\r');
+    await sleep(500);
+    const chunk = 'z'.repeat(512 * 1024);
+    for (let i = 0; i < 64; i++) client.send('stdin', chunk);
+    await sleep(2000);
+    // the server stopped reading this client: the 32 MB wait on the client's side
+    expect(client.ws.bufferedAmount).toBeGreaterThan(16 * MB);
+    expect((await s.fetch(`api/terminals/${name}`, { method: 'DELETE' })).status).toBe(204);
+    client.ws.terminate();
+  });
+
+  it('a shell that exits at once leaves no terminal behind', async () => {
+    const quick = await startServer({ options: { terminalShell: '/bin/sh -c true' } });
+    try {
+      const res = await quick.fetch('api/terminals', { method: 'POST' });
+      expect(res.status).toBe(200);
+      const { name } = (await res.json()) as { name: string };
+      const deadline = Date.now() + 20_000;
+      while ((await quick.fetch(`api/terminals/${name}`)).status !== 404) {
+        if (Date.now() > deadline) throw new Error('the terminal stayed');
+        await sleep(50);
+      }
+      expect(await (await quick.fetch('api/terminals')).json()).toEqual([]);
+      await expect(
+        TerminalSocket.open(quick.wsUrl(`terminals/websocket/${name}`), { authorization: `token ${quick.token}` }),
+      ).rejects.toThrow('upgrade refused: 404');
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe('a server without terminals', () => {
+  const routes = ['api/terminals', 'api/terminals/1', 'terminals/1', 'terminals/websocket/1'];
+
+  async function expectNoTerminals(s: TestServer): Promise<void> {
+    for (const route of routes) expect((await s.fetch(route)).status, route).toBe(404);
+    expect((await s.fetch('api/terminals', { method: 'POST' })).status).toBe(404);
+    expect((await s.fetch('api/terminals/1', { method: 'DELETE' })).status).toBe(404);
+    await expect(
+      TerminalSocket.open(s.wsUrl('terminals/websocket/1'), { authorization: `token ${s.token}` }),
+    ).rejects.toThrow('upgrade refused: 404');
+    const tree = await (await s.fetch('tree')).text();
+    expect(tree).toContain('"terminals":false');
+    expect((await s.fetch('api/contents')).status).toBe(200);
+  }
+
+  it('--no-terminals: every terminal route is a 404', async () => {
+    const s = await startServer({ options: { terminals: false } });
+    try {
+      await expectNoTerminals(s);
+      expect(s.logs.filter((l) => l.includes('Terminals'))).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('no pseudo-terminals on this machine: one log line, 404s, the rest works', async () => {
+    const { loadNodePty } = await import('@nbserve/core');
+    const s = await startServer({ options: { loadPty: () => loadNodePty('@lydell/node-pty-not-for-this-platform') } });
+    try {
+      await expectNoTerminals(s);
+      await expectNoTerminals(s);
+      const lines = s.logs.filter((l) => l.includes('Terminals are off'));
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^warn Terminals are off: the pseudo-terminal module @lydell\/node-pty could not be loaded \(Cannot find module '@lydell\/node-pty-not-for-this-platform'/,
+        ),
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+});
