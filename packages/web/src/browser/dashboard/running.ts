@@ -76,21 +76,6 @@ export class RunningView {
           : []),
       );
     } catch (error) {
-      const terminalRows = terminals.map((t) =>
-        h(
-          'div',
-          { className: 'row', 'data-terminal': t.name },
-          h(
-            'span',
-            { className: 'col col-name' },
-            icon('terminal'),
-            h('a', { href: url(base, 'terminals', t.name) }, `Terminal ${t.name}`),
-          ),
-          h('span', { className: 'col col-kernel' }, ''),
-          h('span', { className: 'col col-date' }, formatTime(t.last_activity)),
-          this.shutdownButton(`api/terminals/${encodePath(t.name)}`),
-        ),
-      );
       this.element.replaceChildren(
         h('p', { className: 'error' }, error instanceof Error ? error.message : String(error)),
       );
