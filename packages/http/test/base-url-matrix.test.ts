@@ -11,6 +11,7 @@ import { ContentsManager, KernelManager, type KernelMessage, SessionManager } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../../../testing/cookie-jar.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
+import { TerminalSocket } from '../../../testing/terminal-client.js';
 import { type Frame, open } from './legacy-ws.js';
 
 const NAVIGATE = { accept: 'text/html', 'sec-fetch-mode': 'navigate' };
@@ -484,6 +485,35 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         sessions.dispose();
         kernels.dispose();
         contents.dispose();
+      }
+    });
+
+    it('terminals: the API, the page and the WebSocket', async () => {
+      const created = await s.fetch('api/terminals', { method: 'POST', body: JSON.stringify({ cwd: 'work' }) });
+      expect(created.status).toBe(200);
+      const { name } = (await created.json()) as { name: string };
+      try {
+        for (const [via, send] of transports) {
+          expect(await (await send(`api/terminals/${name}`)).json(), via).toMatchObject({ name });
+          expect(
+            ((await (await send('api/terminals')).json()) as { name: string }[]).map((t) => t.name),
+            via,
+          ).toContain(name);
+          const page = await send(`terminals/${name}`, { headers: NAVIGATE });
+          expect(page.status, via).toBe(200);
+          const html = await page.text();
+          expect(pageConfig(html), via).toMatchObject({ baseUrl: s.prefix, terminalName: name, terminals: true });
+          await expectAssetsLoad(html, s, send);
+          expect((await send('terminals/nope', { headers: NAVIGATE })).status, via).toBe(404);
+        }
+        const socket = await TerminalSocket.open(s.wsUrl(`terminals/websocket/${name}`), {
+          authorization: `token ${s.token}`,
+        });
+        socket.stdin('echo $((6*7)); ls\r');
+        await socket.waitForOutput(/\b42\r\n[\s\S]*notes\.txt/);
+        socket.close();
+      } finally {
+        expect((await s.fetch(`api/terminals/${name}`, { method: 'DELETE' })).status).toBe(204);
       }
     });
 
