@@ -91,7 +91,8 @@ it('start, echo, resize, reconnect to the scrollback, shut down: the process gro
   terminal.send({ type: 'stdin', content: ['echo shared-$((2*3))\r'] });
   await secondOut.waitFor(/shared-6\r\n/, from);
 
-  const running = await manager.requestRunning().then(() => [...manager.running()]);
+  await manager.refreshRunning();
+  const running = [...manager.running()];
   expect(running.map((m) => m.name)).toEqual([terminal.name]);
 
   await terminal.shutdown();
