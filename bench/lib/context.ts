@@ -68,7 +68,7 @@ export class BenchContext {
   async withServer<T>(
     kind: ServerKind,
     body: (server: ServerHandle) => Promise<T>,
-    options: { compiled?: boolean } = {},
+    options: { compiled?: boolean; env?: Record<string, string> } = {},
   ): Promise<T> {
     const label = options.compiled ? `${kind} (compiled)` : kind;
     let server: ServerHandle | undefined;

@@ -140,3 +140,15 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; 0 when unknown). */
+export function cpuTimeMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of stat) are in clock ticks, 100 per second on Linux
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}

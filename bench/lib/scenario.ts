@@ -1,6 +1,6 @@
 import type { BenchContext } from './context.js';
 
-export type Group = 'server' | 'contents' | 'kernels' | 'kernel-js' | 'web';
+export type Group = 'server' | 'contents' | 'kernels' | 'kernel-js' | 'terminals' | 'web';
 
 export interface Scenario {
   /** Short id used on the command line (`pnpm bench listing`). */

@@ -33,6 +33,8 @@ export interface StartOptions {
   /** nbserve only: write a V8 CPU profile (`node --cpu-prof`) into this directory when the server exits. */
   profileDir?: string;
   timeoutMs?: number;
+  /** Extra environment for the server (and so for what it starts: kernels, terminal shells). */
+  env?: Record<string, string>;
 }
 
 /** `NBSERVE_BENCH_CLI` benchmarks another entry point with the same flags (e.g. a bundle, or a branch's CLI). */
@@ -53,6 +55,7 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
     JUPYTER_PATH: options.jupyterPath ?? '',
     // the pyenv python3 on PATH has no ipykernel; servers must use Debian's
     PATH: `/usr/bin:${process.env.PATH ?? ''}`,
+    ...options.env,
   };
   const [command, args] = commandLine(kind, { port, token, root: options.root, compiled: options.compiled ?? false });
   if (kind === 'nbserve' && options.profileDir) args.unshift('--cpu-prof', '--cpu-prof-dir', options.profileDir);

@@ -5,6 +5,7 @@ import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
 import { kernelJsScenario } from './kernel-js.js';
 import { executeScenario, kernelStartScenario, manyKernelsScenario } from './kernels.js';
 import { startScenario } from './start.js';
+import { terminalEchoScenario, terminalThroughputScenario } from './terminals.js';
 
 /** Every scenario, in the order a full run executes them. */
 export const SCENARIOS: Scenario[] = [
@@ -19,5 +20,7 @@ export const SCENARIOS: Scenario[] = [
   floodScenario,
   manyKernelsScenario,
   kernelJsScenario,
+  terminalEchoScenario,
+  terminalThroughputScenario,
   firstPaintScenario,
 ];

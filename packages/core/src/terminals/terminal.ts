@@ -29,6 +29,13 @@ export interface TerminalOptions {
   onActivity?: () => void;
 }
 
+/** A read this long means the terminal had more to give: a flood. */
+const BULK_READ = 2048;
+/** Output of a flood is gathered for this long… */
+const BATCH_MS = 4;
+/** …or until this much is waiting. */
+const BATCH_LENGTH = 256 * 1024;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -50,6 +57,7 @@ export class Terminal {
   #rows: number;
   #cols: number;
   #pending: string[] = [];
+  #pendingLength = 0;
   #flushScheduled = false;
   #exit: PtyExit | undefined;
   #paused = false;
@@ -182,10 +190,18 @@ export class Terminal {
 
   #onData(data: string): void {
     this.#pending.push(data);
+    this.#pendingLength += data.length;
+    if (this.#pendingLength >= BATCH_LENGTH) {
+      this.#flush();
+      return;
+    }
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    // Reads that arrive in the same turn of the event loop leave as one message to each client.
-    setImmediate(() => this.#flush());
+    // A terminal hands out at most 4 KiB per read. Small reads (an echo, a prompt) leave at once;
+    // full ones mean a flood, whose reads are gathered for a few milliseconds into one message,
+    // which saves each client most of the per-message work.
+    if (data.length < BULK_READ) setImmediate(() => this.#flush());
+    else setTimeout(() => this.#flush(), BATCH_MS);
   }
 
   #flush(): void {
@@ -193,6 +209,7 @@ export class Terminal {
     if (this.#pending.length === 0) return;
     const text = this.#pending.length === 1 ? (this.#pending[0] as string) : this.#pending.join('');
     this.#pending = [];
+    this.#pendingLength = 0;
     this.#scrollback.append(text);
     const end = this.#scrollback.end;
     this.touch();
