@@ -192,9 +192,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
     throw error;
   }
   app.onShutdown(() => running.close());
-  // Loading the pseudo-terminal module says on the log when terminals are off here: do it soon
-  // after the start (off the start's own path), rather than at the first terminal request.
-  setTimeout(() => void app.services.terminals, 500).unref();
   return { ...running, app };
 }
 

@@ -61,8 +61,9 @@ export interface Services {
   /** The kernel channels WebSockets (fan-out, replay buffers). */
   readonly channels: ChannelsHub;
   /**
-   * Terminals behind `/api/terminals` and their WebSockets, built on first use; `null` when they
-   * are off (`terminals: false`, or no pseudo-terminals on this machine).
+   * Terminals behind `/api/terminals` and their WebSockets, built on first use (the first page or
+   * terminal request: the pty module costs ~15 ms and ~3 MB, which an API-only server never pays);
+   * `null` when they are off (`terminals: false`, or no pseudo-terminals on this machine).
    */
   readonly terminals: TerminalServices | null;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
