@@ -21,6 +21,14 @@ export interface FlagSpec {
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
   valueName?: string;
+  /** Other spellings, as JupyterHub spawners pass them (`--debug` is `--log-level=debug`). */
+  aliases?: readonly FlagAlias[];
+}
+
+/** `--<name>` read as this flag; with `value` the alias takes no value of its own. */
+export interface FlagAlias {
+  name: string;
+  value?: string;
 }
 
 export const FLAGS: readonly FlagSpec[] = [
@@ -83,6 +91,38 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'path',
     description: 'URL prefix of every route, e.g. /nb/',
     defaultText: '/',
+  },
+  {
+    name: 'notebook-dir',
+    type: 'string',
+    option: 'notebookDir',
+    valueName: 'dir',
+    description: 'directory to serve, the same as the root argument (as JupyterHub spawners pass it)',
+    defaultText: 'the root argument, else $JUPYTERHUB_ROOT_DIR in hub mode, else the current directory',
+  },
+  {
+    name: 'default-url',
+    type: 'string',
+    option: 'defaultUrl',
+    valueName: 'path',
+    description: 'where GET / goes, relative to the base URL',
+    defaultText: '/tree ($JUPYTERHUB_DEFAULT_URL in hub mode)',
+    aliases: [{ name: 'SingleUserNotebookApp.default_url' }],
+  },
+  {
+    name: 'hub',
+    type: 'boolean',
+    option: 'hubMode',
+    description:
+      'run as a JupyterHub single-user server: hub OAuth login and tokens, activity reports (--no-hub: never)',
+    defaultText: 'on when $JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN are set',
+  },
+  {
+    name: 'disable-user-config',
+    type: 'boolean',
+    option: 'disableUserConfig',
+    description: "ignore the config dir's nbserve_config.json (the login password)",
+    defaultText: 'false ($JUPYTERHUB_DISABLE_USER_CONFIG in hub mode)',
   },
   {
     name: 'browser',
@@ -183,8 +223,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     option: 'logLevel',
     valueName: 'level',
-    description: 'debug or info (log every request), warn, error',
-    defaultText: 'warn',
+    description: 'debug or info (log every request), warn, error; --debug is --log-level=debug',
+    defaultText: 'warn (debug when $JUPYTERHUB_DEBUG is set in hub mode)',
+    aliases: [{ name: 'debug', value: 'debug' }],
   },
   {
     name: 'default-kernel-name',
@@ -312,6 +353,36 @@ export function normalizeBooleanArgs(argv: readonly string[], flags: readonly Fl
       out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
     } else {
       out.push(arg);
+    }
+  }
+  return out;
+}
+
+/**
+ * Rewrites each alias (`--debug`, `--SingleUserNotebookApp.default_url=/tree`) into its flag, so
+ * the arguments JupyterHub spawners pass work as they do for Jupyter's own single-user server.
+ */
+export function expandAliases(argv: readonly string[], flags: readonly FlagSpec[] = FLAGS): string[] {
+  const aliases = new Map<string, { flag: FlagSpec; value: string | undefined }>();
+  for (const flag of flags) {
+    for (const alias of flag.aliases ?? []) aliases.set(alias.name, { flag, value: alias.value });
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const match = /^--([^=]+)(=.*)?$/s.exec(arg);
+    const alias = match ? aliases.get(match[1] as string) : undefined;
+    if (!match || !alias) {
+      out.push(arg);
+    } else if (alias.value !== undefined) {
+      if (match[2] !== undefined) throw new InvalidArgumentError(`--${match[1]} takes no value`);
+      out.push(`--${alias.flag.name}=${alias.value}`);
+    } else {
+      out.push(`--${alias.flag.name}${match[2] ?? ''}`);
     }
   }
   return out;
