@@ -61,7 +61,12 @@ async function freePort(): Promise<number> {
 
 const py = (value: unknown) => JSON.stringify(value);
 
-function hubConfig(dir: string, ports: { proxy: number; proxyApi: number; hub: number }, options: HubOptions): string {
+/** The hub's `jupyterhub_config.py` for a run in `dir` on `ports`. */
+export function hubConfig(
+  dir: string,
+  ports: { proxy: number; proxyApi: number; hub: number },
+  options: HubOptions,
+): string {
   const environment = { JUPYTERHUB_ACTIVITY_INTERVAL: String(options.activityInterval) };
   return `# Written by testing/jupyterhub.ts for one test run.
 c.JupyterHub.ip = '127.0.0.1'
