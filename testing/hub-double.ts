@@ -2,7 +2,8 @@
  * A small stand-in for JupyterHub's API, for the edge cases a real hub will not produce on demand
  * (a hub that is down, slow or confused, tokens with odd scopes). It answers what a single-user
  * server asks, in the shapes JupyterHub 3.0 uses: `GET /hub/api`, `GET /hub/api/user`,
- * `POST /hub/api/oauth2/token`, `POST /hub/api/users/<name>/activity`. The real hub is exercised by
+ * `POST /hub/api/oauth2/token`, `POST /hub/api/users/<name>/activity`; and, for browser tests, an
+ * authorize endpoint that approves at once and the logout and home pages. The real hub is exercised by
  * packages/cli/test/hub-e2e.test.ts (with testing/jupyterhub.ts).
  */
 import http from 'node:http';
@@ -32,6 +33,11 @@ export interface HubDouble {
   /** OAuth code -> the token it is exchanged for. */
   codes: Map<string, string>;
   requests: RecordedRequest[];
+  /**
+   * The token whose owner `GET /hub/api/oauth2/authorize` logs in: the double approves at once and
+   * sends the browser to `redirect_uri` with a code for it (`null`: it refuses with 403).
+   */
+  authorizeAs: string | null;
   /** What the hub does with every request: answer, fail with a status, send garbage, or hang. */
   mode: 'ok' | 'error' | 'garbage' | 'hang';
   /** The environment a spawner would give a server `user`'s server, at `prefix`. */
@@ -47,7 +53,7 @@ export async function startHubDouble(): Promise<HubDouble> {
   const codes = new Map<string, string>();
   const requests: RecordedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
-  const double = { mode: 'ok' } as HubDouble;
+  const double = { mode: 'ok', authorizeAs: null } as HubDouble;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -70,6 +76,21 @@ export async function startHubDouble(): Promise<HubDouble> {
       }
       const token = /^token (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (req.method === 'GET' && path === '/hub/api') return json(200, { version: '3.0.0' });
+      if (req.method === 'GET' && path === '/hub/api/oauth2/authorize') {
+        const query = new URL(req.url ?? '/', 'http://hub.invalid').searchParams;
+        if (double.authorizeAs === null) return json(403, { status: 403, message: 'Forbidden' });
+        const code = `code-${codes.size}-${Date.now()}`;
+        codes.set(code, double.authorizeAs);
+        const back = new URL(query.get('redirect_uri') ?? '/', `http://${req.headers.host}`);
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', query.get('state') ?? '');
+        res.writeHead(302, { Location: back.href });
+        return res.end();
+      }
+      if (req.method === 'GET' && (path === '/hub/logout' || path === '/hub/home')) {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        return res.end(`<!doctype html><title>JupyterHub ${path}</title><h1>${path}</h1>`);
+      }
       if (req.method === 'GET' && path === '/hub/api/user') {
         const user = token === undefined ? undefined : tokens.get(token);
         if (!user) return json(403, { status: 403, message: 'Forbidden' });

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
-import { expandAliases, normalizeBooleanArgs } from './flags.js';
+import { expandAliases } from './flag-aliases.js';
+import { normalizeBooleanArgs } from './flags.js';
 import { buildProgram } from './program.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
