@@ -235,4 +235,34 @@ describe('nbserve spawned by a real JupyterHub', () => {
       throw error;
     }
   }, 600_000);
+
+  it('serves a user whose name the hub escapes in URLs', async () => {
+    const name = 'carol+1@example.org';
+    const prefix = '/user/carol%2B1@example.org/';
+    const carol = new Browser(hub.url);
+    await (await carol.logIn(name, '/hub/spawn')).response.body?.cancel();
+    const api = `users/${encodeURIComponent(name)}`;
+    try {
+      await waitFor('carol’s server to be ready', 240_000, async () => {
+        const model = (await (await hub.api(api)).json()) as { servers?: Record<string, { ready: boolean }> };
+        return model.servers?.['']?.ready ? true : undefined;
+      });
+      const landing = await carol.navigate(prefix);
+      expect(landing.response.status).toBe(200);
+      expect(new URL(landing.visited.at(-1) as string).pathname).toBe(`${prefix}tree`);
+      expect(landing.visited.map((u) => new URL(u).pathname)).toContain(`${prefix}oauth_callback`);
+      await landing.response.body?.cancel();
+      const contents = await carol.send(`${prefix}api/contents`);
+      expect(contents.status).toBe(200);
+      expect(((await contents.json()) as { type: string }).type).toBe('directory');
+      const stop = await hub.api(`${api}/server`, { method: 'DELETE' });
+      expect([202, 204]).toContain(stop.status);
+      await waitFor('no process of carol’s server', 120_000, async () =>
+        processesUnder(hub.home(name)).length === 0 ? true : undefined,
+      );
+    } catch (error) {
+      console.error(`--- hub log (tail) ---\n${hub.logs().slice(-20_000)}`);
+      throw error;
+    }
+  }, 600_000);
 });
