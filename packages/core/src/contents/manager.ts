@@ -420,7 +420,7 @@ export class ContentsManager {
     }
   }
 
-  // --- models -------------------------------------------------------------------------------
+  // --- paths --------------------------------------------------------------------------------
 
   async #visibleStat(path: string): Promise<StoreStat> {
     const stat = this.isHidden(path) ? null : await this.store.stat(path);
