@@ -19,7 +19,7 @@ import {
   type SerializedModel,
 } from './model.js';
 import { ModelReader } from './model-reader.js';
-import { incrementName, stripCopySuffix } from './naming.js';
+import { incrementName, stripCopySuffix, type UntitledBases, untitledName } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
 import { allCellsTrusted, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
@@ -57,7 +57,7 @@ export class ContentsManager {
   readonly store: ContentsStore;
   readonly checkpoints: CheckpointStore;
   readonly allowHidden: boolean;
-  readonly #untitled: { notebook: string; file: string; directory: string };
+  readonly #untitled: UntitledBases;
   readonly #maxCopyBytes: number;
   readonly #locks = new KeyedLock();
   readonly #notary: NotebookNotary;
@@ -249,26 +249,10 @@ export class ContentsManager {
     const dir = normalizeApiPath(rawDir);
     if (this.isHidden(dir)) throw badRequest(`Cannot create file or directory '${dir}'`);
     await this.#requireDirectory(dir);
-    let ext = options.ext ?? '';
-    const type = options.type || (ext === '.ipynb' ? 'notebook' : 'file');
-    let base: string;
-    let insert = '';
-    if (type === 'directory') {
-      base = this.#untitled.directory;
-      insert = ' ';
-      ext = '';
-    } else if (type === 'notebook') {
-      base = this.#untitled.notebook;
-      ext = '.ipynb';
-    } else if (type === 'file') {
-      base = this.#untitled.file;
-    } else {
-      throw badRequest(`Unexpected model type: '${type}'`, 'bad type');
-    }
-    if (!isValidName(base + ext)) throw badRequest(`Invalid extension: ${JSON.stringify(ext)}`, 'bad name');
+    const { type, name: first, insert } = untitledName(this.#untitled, options);
     return this.#mutating(() =>
       this.#locks.run(`dir:${dir}`, async () => {
-        const name = await incrementName(base + ext, insert, (n) => this.#occupied(joinPath(dir, n)));
+        const name = await incrementName(first, insert, (n) => this.#occupied(joinPath(dir, n)));
         const path = joinPath(dir, name);
         if (type === 'directory') await this.store.mkdir(path);
         else if (type === 'notebook') await this.save(path, { type, content: newNotebook() });
