@@ -167,18 +167,19 @@ export class ModelReader {
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
   async #listChildren(path: string): Promise<ContentsModel[]> {
-    const children: { model: ContentsModel; key: string }[] = [];
+    const children: { name: string; type: ContentType; stat: StoreStat; key: string }[] = [];
     for (const { name, stat } of await this.#store.list(path)) {
       if (!this.#listed(name)) continue;
       const type: ContentType = stat.kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
-      const model = baseModel(joinPath(path, name), stat, type);
-      if (type === 'file') model.mimetype = guessMimeType(name);
-      children.push({ model, key: name.toLowerCase() });
+      children.push({ name, type, stat, key: name.toLowerCase() });
     }
     // Case-insensitive within each kind (IPython 3 order).
-    children.sort(
-      (a, b) => DIR_ORDER[a.model.type] - DIR_ORDER[b.model.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-    );
-    return children.map((child) => child.model);
+    children.sort((a, b) => DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // Models in that order: files made together follow each other and share isoTimestamp's second.
+    return children.map(({ name, type, stat }) => {
+      const model = baseModel(joinPath(path, name), stat, type);
+      if (type === 'file') model.mimetype = guessMimeType(name);
+      return model;
+    });
   }
 }
