@@ -40,9 +40,12 @@ describe('a second nbserve as the gateway', () => {
     const remoteId = remoteIdOf(id);
     const open = () =>
       new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(`${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=${Math.random()}`, {
-          headers: { Authorization: `token ${TOKEN}` },
-        });
+        const ws = new WebSocket(
+          `${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=${Math.random()}`,
+          {
+            headers: { Authorization: `token ${TOKEN}` },
+          },
+        );
         ws.once('open', () => resolve(ws));
         ws.once('error', reject);
       });
@@ -53,7 +56,8 @@ describe('a second nbserve as the gateway', () => {
     expect((await model(gateway, remoteId)).connections).toBe(1);
     for (const ws of sockets) ws.close();
     const deadline = Date.now() + 10_000;
-    while ((await model(fx, id)).connections !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await model(fx, id)).connections !== 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await model(fx, id)).connections).toBe(0);
     expect((await model(gateway, remoteId)).connections).toBe(1);
     expect((await fx.api('DELETE', `api/kernels/${id}`)).status).toBe(204);
