@@ -57,10 +57,18 @@ export class GatewayClient {
   readonly startTimeoutMs: number;
   /** Whether the gateway accepts the v1 kernel WebSocket protocol; unknown until a channel opened. */
   v1: boolean | undefined;
+  /** `user:password@` of the URL, sent as Basic authentication (fetch refuses URLs with credentials). */
+  readonly #basic: string | undefined;
 
   constructor(options: GatewayOptions) {
     this.options = options;
     this.#base = parseBase(options.url, ['http:', 'https:'], 'gateway URL');
+    if (this.#base.username || this.#base.password) {
+      const user = decodeURIComponent(this.#base.username);
+      this.#basic = Buffer.from(`${user}:${decodeURIComponent(this.#base.password)}`).toString('base64');
+      this.#base.username = '';
+      this.#base.password = '';
+    }
     this.#wsBase = options.wsUrl
       ? parseBase(options.wsUrl, ['ws:', 'wss:'], 'gateway WebSocket URL')
       : new URL(this.#base.href.replace(/^http/, 'ws'));
@@ -80,6 +88,7 @@ export class GatewayClient {
     const headers: Record<string, string> = { ...this.options.headers };
     const hasAuth = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
     if (this.options.authToken && !hasAuth) headers.Authorization = `token ${this.options.authToken}`;
+    else if (this.#basic && !hasAuth) headers.Authorization = `Basic ${this.#basic}`;
     return headers;
   }
 
