@@ -23,6 +23,8 @@ const MAX_QUEUED = 1000;
 /** Reconnect backoff, as upstream's `gateway_retry_interval` (1 s) and `gateway_retry_interval_max` (30 s). */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
+/** Pings keep proxies in front of the gateway from dropping an idle channel; no pong for 3 of them ends it. */
+const PING_INTERVAL_MS = 30_000;
 
 /**
  * The one channels WebSocket this server keeps to a kernel on a gateway, under one session id
@@ -38,6 +40,7 @@ export class GatewayChannel {
   #closed = false;
   #retryTimer: NodeJS.Timeout | undefined;
   #retries = 0;
+  #pingTimer: NodeJS.Timeout | undefined;
   /** Frames from the gateway that could not be decoded. */
   badFrames = 0;
 
@@ -81,9 +84,20 @@ export class GatewayChannel {
     this.#retries = 0;
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.#receive(data, isBinary, v1));
     ws.on('error', () => {});
+    let lastPong = Date.now();
+    ws.on('pong', () => {
+      lastPong = Date.now();
+    });
+    clearInterval(this.#pingTimer);
+    this.#pingTimer = setInterval(() => {
+      if (Date.now() - lastPong > 3 * PING_INTERVAL_MS) ws.terminate();
+      else ws.ping();
+    }, PING_INTERVAL_MS);
+    this.#pingTimer.unref();
     ws.on('close', () => {
       if (this.#ws !== ws) return;
       this.#ws = undefined;
+      clearInterval(this.#pingTimer);
       this.#scheduleReconnect();
     });
     const queued = this.#queue;
@@ -153,6 +167,7 @@ export class GatewayChannel {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#retryTimer);
+    clearInterval(this.#pingTimer);
     this.#queue = [];
     const ws = this.#ws;
     this.#ws = undefined;

@@ -13,6 +13,8 @@ import type { GatewayClient } from './client.js';
 import { kernelStartEnv } from './env.js';
 
 const DEFAULT_POLL_INTERVAL_MS = 30_000;
+/** A shutdown nobody waits for (the server stopping, a failed start) gives the gateway at most this long. */
+const KILL_TIMEOUT_MS = 10_000;
 
 export interface GatewayProvisionerOptions {
   client: GatewayClient;
@@ -67,7 +69,7 @@ class GatewayKernel implements KernelProcess {
       server: client.name,
       interrupt: () => this.#post('interrupt', client.options.requestTimeoutMs),
       restart: () => this.#post('restart', client.startTimeoutMs),
-      shutdown: () => this.#delete(),
+      shutdown: () => this.#delete(client.options.requestTimeoutMs),
     };
   }
 
@@ -80,10 +82,10 @@ class GatewayKernel implements KernelProcess {
     }
   }
 
-  async #delete(): Promise<void> {
+  async #delete(timeoutMs: number): Promise<void> {
     if (this.#deleted) return;
     try {
-      await this.#client.fetch(this.#path, { method: 'DELETE' });
+      await this.#client.fetch(this.#path, { method: 'DELETE', timeoutMs });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -121,7 +123,7 @@ class GatewayKernel implements KernelProcess {
   /** Shuts the kernel down on the gateway (unless it is gone already) and closes the bridge. */
   async kill(): Promise<void> {
     if (!this.#gone) {
-      await this.#delete().catch((error: Error) =>
+      await this.#delete(Math.min(this.#client.options.requestTimeoutMs, KILL_TIMEOUT_MS)).catch((error: Error) =>
         this.#warn(`${error.message}; kernel ${this.remote.id} may still run there`),
       );
     }
@@ -185,7 +187,8 @@ export class GatewayProvisioner implements KernelProvisioner {
       if (kernel) await kernel.kill();
       else {
         bridge?.close();
-        await client.fetch(`api/kernels/${encodeURIComponent(id)}`, { method: 'DELETE' }).catch(() => {});
+        const timeoutMs = Math.min(client.options.requestTimeoutMs, KILL_TIMEOUT_MS);
+        await client.fetch(`api/kernels/${encodeURIComponent(id)}`, { method: 'DELETE', timeoutMs }).catch(() => {});
       }
       throw error;
     }
