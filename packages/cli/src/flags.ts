@@ -3,9 +3,9 @@ import * as v from 'valibot';
 
 /**
  * Every flag of `nbserve [root]`, in one table. To add a flag, add a row: commander, `--help`,
- * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it.
+ * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it. A `list`
+ * flag may also be repeated; `pairs` is a repeatable `NAME=VALUE`, collected into an object.
  */
-/** `pairs`: repeatable `NAME=VALUE`, collected into an object (HTTP headers). */
 export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size' | 'pairs';
 
 export interface FlagSpec {

@@ -338,7 +338,7 @@ export class KernelManager {
     await process.kill();
     if (process.remote) {
       // The gateway restarts its kernels itself; one it no longer has is gone for good.
-      this.#warn(`Kernel ${kernel.id} is gone from ${process.remote.server}`);
+      this.#warn(`Kernel ${kernel.id} (${process.remote.id} on ${process.remote.server}) is gone from there`);
       kernel.reason = 'Kernel is gone from the gateway';
       this.#remove(kernel, 'dead');
       return;
