@@ -48,10 +48,6 @@ export class GatewayChannel {
     this.#options = options;
   }
 
-  get connected(): boolean {
-    return this.#ws !== undefined;
-  }
-
   /** Connects; rejects with the gateway's error (unreachable, 404, …) so a kernel start can fail with it. */
   async open(): Promise<void> {
     const ws = await this.#connect();

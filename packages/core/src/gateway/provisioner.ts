@@ -154,10 +154,6 @@ export class GatewayProvisioner implements KernelProvisioner {
     this.#options = options;
   }
 
-  get client(): GatewayClient {
-    return this.#options.client;
-  }
-
   async launch(request: LaunchRequest): Promise<KernelProcess> {
     const { client, warn } = this.#options;
     const env = kernelStartEnv({
