@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { type Kernel, type KernelMessage, ServerConnection } from '@jupyterlab/services';
+import { ServerConnection } from '@jupyterlab/services';
 import { WebSocket } from 'ws';
 import { writeFloodKernelSpec } from '../../core/test/fixtures/flood-kernelspec.js';
 import type { CreateAppOptions } from '../src/app.js';
@@ -85,18 +85,4 @@ export async function startKernelServer(options: Partial<CreateAppOptions> = {})
   };
 }
 
-/** Runs `code` through a `@jupyterlab/services` kernel connection; the reply and every iopub message of the request. */
-export async function execute(
-  kernel: Kernel.IKernelConnection,
-  code: string,
-  onStdin?: (msg: KernelMessage.IStdinMessage) => void,
-) {
-  const future = kernel.requestExecute({ code, allow_stdin: onStdin !== undefined });
-  const iopub: KernelMessage.IIOPubMessage[] = [];
-  future.onIOPub = (msg) => {
-    iopub.push(msg);
-  };
-  if (onStdin) future.onStdin = onStdin;
-  const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
-  return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
-}
+export { execute } from '../../../testing/kernel-cases.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NbserveError, notFound } from '../errors.js';
-import type { KernelSpecManager } from '../kernelspecs/manager.js';
+import type { KernelSpecSource } from '../kernelspecs/source.js';
 import { kernelNameToStart } from '../kernelspecs/spec.js';
 import { Kernel } from './kernel.js';
-import type { KernelProcess, KernelProvisioner } from './provisioner.js';
+import type { KernelProcess, KernelProvisioner, RemoteKernel } from './provisioner.js';
 import type { KernelModel } from './types.js';
 import { resolveWorkingDir } from './working-dir.js';
 
@@ -19,7 +19,7 @@ export interface CullingOptions {
 }
 
 export interface KernelManagerOptions {
-  kernelspecs: KernelSpecManager;
+  kernelspecs: KernelSpecSource;
   provisioner: KernelProvisioner;
   /** Contents root; kernel `path` hints resolve under it. */
   rootDir: string;
@@ -128,10 +128,12 @@ export class KernelManager {
       if (existing) return existing;
     }
     const name = kernelNameToStart(options.name || (await this.#options.kernelspecs.defaultName()));
-    let spec: Awaited<ReturnType<KernelSpecManager['get']>>;
+    let spec: Awaited<ReturnType<KernelSpecSource['get']>>;
     try {
       spec = await this.#options.kernelspecs.get(name);
-    } catch {
+    } catch (error) {
+      // A gateway that cannot be asked is not a missing kernelspec.
+      if (error instanceof NbserveError && error.kind !== 'not-found') throw error;
       throw notFound(`No such kernel named ${name}`);
     }
     const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
@@ -187,7 +189,10 @@ export class KernelManager {
 
   async interrupt(id: string): Promise<void> {
     const kernel = this.get(id);
-    if (kernel.spec.spec.interrupt_mode === 'message') {
+    const remote = kernel.process?.remote;
+    if (remote) {
+      await remote.interrupt();
+    } else if (kernel.spec.spec.interrupt_mode === 'message') {
       // Not awaited: REST answers at once, as upstream.
       void kernel.request('control', 'interrupt_request', {}, this.#kernelInfoTimeout);
     } else {
@@ -200,6 +205,8 @@ export class KernelManager {
     const kernel = this.get(id);
     const tracking = this.#tracking.get(id);
     if (!tracking || tracking.expectingExit) throw new NbserveError('conflict', `Kernel ${id} is already restarting`);
+    const remote = kernel.process?.remote;
+    if (remote) return this.#restartRemote(kernel, tracking);
     tracking.expectingExit = true;
     try {
       await this.#stopProcess(kernel, true);
@@ -216,7 +223,14 @@ export class KernelManager {
   }
 
   async shutdown(id: string): Promise<void> {
+    await this.#shutdown(id, true);
+  }
+
+  /** `strict`: a gateway that cannot be reached fails the shutdown and the kernel stays listed. */
+  async #shutdown(id: string, strict: boolean): Promise<void> {
     const kernel = this.get(id);
+    // Otherwise stopping the process asks the gateway too, and only warns when it cannot.
+    if (strict) await kernel.process?.remote?.shutdown();
     const tracking = this.#tracking.get(id);
     if (tracking) tracking.expectingExit = true;
     this.#kernels.delete(id);
@@ -231,7 +245,7 @@ export class KernelManager {
   async shutdownAll(): Promise<void> {
     this.#closed = true;
     if (this.#cullTimer) clearInterval(this.#cullTimer);
-    await Promise.all([...this.#kernels.keys()].map((id) => this.shutdown(id).catch(() => {})));
+    await Promise.all([...this.#kernels.keys()].map((id) => this.#shutdown(id, false).catch(() => {})));
     // Starts in flight notice the shutdown and kill their process; wait for that too.
     await Promise.allSettled([...this.#starting]);
   }
@@ -247,11 +261,32 @@ export class KernelManager {
         (connected || k.connections === 0) &&
         (busy || k.executionState !== 'busy') &&
         k.executionState !== 'starting' &&
-        k.executionState !== 'restarting',
+        k.executionState !== 'restarting' &&
+        k.process?.remote === undefined, // a gateway culls its kernels itself
     );
     for (const k of victims) this.#warn(`Culling kernel ${k.name} (${k.id}): idle for more than ${idleTimeout} s`);
     await Promise.all(victims.map((k) => this.shutdown(k.id).catch(() => {})));
     return victims.map((k) => k.id);
+  }
+
+  /** A restart the gateway does in place; the kernel keeps its bridge, clients and id. */
+  async #restartRemote(kernel: Kernel, tracking: Tracking): Promise<Kernel> {
+    const remote = kernel.process?.remote as RemoteKernel;
+    tracking.expectingExit = true;
+    const before = kernel.executionState;
+    try {
+      kernel.executionState = 'restarting';
+      await remote.restart();
+      await kernel.waitReady(this.#kernelInfoTimeout);
+    } catch (error) {
+      if (kernel.executionState === 'restarting') kernel.executionState = before;
+      throw error;
+    } finally {
+      tracking.expectingExit = false;
+      // Gone while restarting: the exit was expected, so nobody else removes it.
+      if (!kernel.process?.isAlive() && this.#kernels.get(kernel.id) === kernel) this.#remove(kernel, 'dead');
+    }
+    return kernel;
   }
 
   /**
@@ -261,6 +296,11 @@ export class KernelManager {
   async #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
     const process = kernel.process;
     if (!process) return;
+    if (process.remote) {
+      kernel.detach();
+      await process.kill();
+      return;
+    }
     const half = (this.#options.shutdownWaitMs ?? 5000) / 2;
     const exitedWithin = (ms: number) =>
       Promise.race([
@@ -296,6 +336,13 @@ export class KernelManager {
     tracking.expectingExit = true;
     kernel.detach();
     await process.kill();
+    if (process.remote) {
+      // The gateway restarts its kernels itself; one it no longer has is gone for good.
+      this.#warn(`Kernel ${kernel.id} (${process.remote.id} on ${process.remote.server}) is gone from there`);
+      kernel.reason = 'Kernel is gone from the gateway';
+      this.#remove(kernel, 'dead');
+      return;
+    }
     const autoRestart = this.#options.autoRestart ?? true;
     const limit = this.#options.restartLimit ?? 5;
     const stable = this.#options.stableStartMs ?? 10_000;

@@ -29,9 +29,27 @@ export interface KernelProcess {
   signal(signal: NodeJS.Signals): void;
   /** Kills what is left of the kernel (the whole group), waits for the exit, removes its files. */
   kill(): Promise<void>;
+  /** Set for a kernel on another server (a gateway), which interrupts, restarts and culls it itself. */
+  readonly remote?: RemoteKernel;
 }
 
-/** Starts kernels. The local provisioner spawns processes; a gateway provisioner could start remote ones. */
+/**
+ * What the server that runs a remote kernel does on request. Its errors name that server
+ * (503 when it cannot be reached); `exited` of the process resolves once the kernel is gone there.
+ */
+export interface RemoteKernel {
+  /** The kernel's id on the remote server. */
+  readonly id: string;
+  /** The remote server's URL, for messages. */
+  readonly server: string;
+  interrupt(): Promise<void>;
+  /** Restarts in place; the process (and its connection) stays the same. */
+  restart(): Promise<void>;
+  /** Shuts the kernel down there; a kernel already gone counts as shut down. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts kernels. The local provisioner spawns processes; the gateway provisioner starts remote ones. */
 export interface KernelProvisioner {
   launch(request: LaunchRequest): Promise<KernelProcess>;
 }
