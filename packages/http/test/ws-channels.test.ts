@@ -21,6 +21,8 @@ type Received = { channel: string; msg: protocol.JupyterMessage };
 /** A raw WebSocket client of the channels endpoint that decodes both framings. */
 class Client {
   readonly received: Received[] = [];
+  /** The JSON framing's text frames as they came. */
+  readonly texts: string[] = [];
   readonly ws: WebSocket;
   readonly opened: Promise<void>;
   readonly session: string;
@@ -36,6 +38,7 @@ class Client {
         const { channel, raw } = protocol.decodeV1Frame(data);
         this.received.push({ channel, msg: protocol.fromRaw(raw) });
       } else {
+        if (!isBinary) this.texts.push(data.toString('utf8'));
         const decoded = protocol.decodeJsonFrame(isBinary ? data : data.toString('utf8'), isBinary);
         this.received.push(decoded);
       }
@@ -307,5 +310,27 @@ describe('channels WebSocket', () => {
     // No leftovers of the old process in the runtime dir.
     expect(readdirSync(fx.runtimeDir).filter((f) => f.startsWith('kernel-'))).toEqual([`kernel-${kernelId}.json`]);
     await c.close();
+  });
+});
+
+describe('channels WebSocket with the python3 kernel (ipykernel)', () => {
+  it("JSON frames carry the header's msg_id and msg_type at the top level, as jupyter_server's do", async () => {
+    const res = await fx.api('POST', 'api/kernels', { name: 'python3' });
+    const { id } = (await res.json()) as { id: string };
+    const c = new Client(id);
+    await c.opened;
+    const request = c.execute('print(6*7)');
+    const mine = await c.finished(request.header.msg_id);
+    expect(mine.find((r) => r.msg.header.msg_type === 'stream')?.msg.content.text).toBe('42\n');
+    const frames = c.texts.map((t) => JSON.parse(t) as { msg_id: unknown; msg_type: unknown; header: object });
+    expect(frames.length).toBeGreaterThanOrEqual(mine.length);
+    for (const frame of frames)
+      expect(frame).toMatchObject({ msg_id: expect.any(String), msg_type: expect.any(String) });
+    for (const frame of frames) expect(frame.header).toMatchObject({ msg_id: frame.msg_id, msg_type: frame.msg_type });
+    expect(frames.map((f) => f.msg_type)).toEqual(
+      expect.arrayContaining(['status', 'execute_input', 'stream', 'execute_reply']),
+    );
+    await c.close();
+    expect((await fx.api('DELETE', `api/kernels/${id}`)).status).toBe(204);
   });
 });
