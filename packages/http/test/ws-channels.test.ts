@@ -81,14 +81,14 @@ class Client {
     }
   }
 
-  async finished(parentId: string): Promise<Received[]> {
+  async finished(parentId: string, ms?: number): Promise<Received[]> {
     await this.until(() => {
       const mine = this.of(parentId);
       return (
         mine.some((r) => r.channel === 'shell') &&
         mine.some((r) => r.msg.header.msg_type === 'status' && r.msg.content.execution_state === 'idle')
       );
-    });
+    }, ms);
     return this.of(parentId);
   }
 
@@ -333,4 +333,31 @@ describe('channels WebSocket with the python3 kernel (ipykernel)', () => {
     await c.close();
     expect((await fx.api('DELETE', `api/kernels/${id}`)).status).toBe(204);
   });
+});
+
+describe('channels WebSocket of a kernel still starting', () => {
+  for (const name of ['slow', 'python3']) {
+    it(`a client connecting at once (${name}) gets its kernel_info_reply and loses nothing it sends`, async () => {
+      const res = await fx.api('POST', 'api/kernels', { name });
+      const model = (await res.json()) as { id: string; execution_state: string };
+      expect(model.execution_state).toBe('starting');
+      const c = new Client(model.id);
+      await c.opened;
+      const startingWhenSent = fx.server.app.services.kernels.get(model.id).executionState === 'starting';
+      const code = name === 'python3' ? 'print(6*7)' : 'sent-while-starting';
+      const request = c.execute(code);
+      // `slow` reads no request for 3 s: the execute_request surely waited for the kernel.
+      if (name === 'slow') expect(startingWhenSent).toBe(true);
+      const mine = await c.finished(request.header.msg_id, 60_000);
+      expect(c.received.some((r) => r.channel === 'shell' && r.msg.header.msg_type === 'kernel_info_reply')).toBe(true);
+      if (name === 'python3')
+        expect(mine.find((r) => r.msg.header.msg_type === 'stream')?.msg.content.text).toBe('42\n');
+      else
+        expect(mine.find((r) => r.msg.header.msg_type === 'execute_result')?.msg.content.data).toEqual({
+          'text/plain': code,
+        });
+      await c.close();
+      expect((await fx.api('DELETE', `api/kernels/${model.id}`)).status).toBe(204);
+    });
+  }
 });
