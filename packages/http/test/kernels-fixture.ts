@@ -32,7 +32,7 @@ export class JsonOnlyWebSocket extends WebSocket {
 
 /**
  * A real listening nbserve on port 0 with temp dirs, the Debian python3 kernelspec and the flood
- * test kernels (`flood`, `mute`).
+ * test kernels (`flood`, `mute`, `slow`).
  */
 export async function startKernelServer(options: Partial<CreateAppOptions> = {}): Promise<KernelServerFixture> {
   const dir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-kernels-http-')));
@@ -42,6 +42,8 @@ export async function startKernelServer(options: Partial<CreateAppOptions> = {})
   for (const sub of ['root', 'config', 'data']) await fs.mkdir(nodePath.join(dir, sub));
   await writeFloodKernelSpec(kernelsDir, 'flood');
   await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
+  // Publishes its connection at once but reads its first request only after 3 s.
+  await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', '3000'] });
   const warnings: string[] = [];
   const server = await serve({
     root,

@@ -25,6 +25,7 @@ describe('@jupyterlab/services KernelSpecManager', () => {
       'javascript',
       'mute',
       'python3',
+      'slow',
       'typescript',
     ]);
     const logo = await fx.api('GET', 'kernelspecs/python3/logo-64x64.png');

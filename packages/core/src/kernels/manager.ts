@@ -66,7 +66,7 @@ export class KernelManager {
   readonly #warn: (message: string) => void;
   readonly #culling: CullingOptions;
   #cullTimer: NodeJS.Timeout | undefined;
-  readonly #starting = new Set<Promise<Kernel>>();
+  readonly #starting = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: KernelManagerOptions) {
@@ -110,22 +110,44 @@ export class KernelManager {
     return () => this.#removedListeners.delete(listener);
   }
 
-  /** Starts a kernel and returns once it answered kernel_info. */
+  /** Starts a kernel and returns once it answered kernel_info. Throws when it does not start. */
   async start(options: StartKernelOptions = {}): Promise<Kernel> {
-    const starting = this.#start(options);
-    this.#starting.add(starting);
-    try {
-      return await starting;
-    } finally {
-      this.#starting.delete(starting);
-    }
+    const { kernel, ready } = await this.#track(this.#start(options));
+    await ready;
+    return kernel;
   }
 
-  async #start(options: StartKernelOptions): Promise<Kernel> {
+  /**
+   * Starts a kernel and returns as soon as its process runs, `execution_state` `starting`, as
+   * jupyter_server 2.x answers `POST /api/kernels`
+   * (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html). It becomes `idle`
+   * once it answered kernel_info; clients may connect at once: what they send waits until then.
+   * A kernel that never gets ready is logged, shut down and removed (`dead`).
+   */
+  async launch(options: StartKernelOptions = {}): Promise<Kernel> {
+    const { kernel, ready } = await this.#track(this.#start(options));
+    void ready.catch((error: Error) => {
+      if (!(error instanceof NbserveError && error.kind === 'gone'))
+        this.#warn(`Kernel ${kernel.name} (${kernel.id}) failed to start: ${error.message}`);
+    });
+    return kernel;
+  }
+
+  /** Keeps a start in flight (until ready or failed) for shutdownAll() to wait on. */
+  async #track(
+    starting: Promise<{ kernel: Kernel; ready: Promise<void> }>,
+  ): Promise<{ kernel: Kernel; ready: Promise<void> }> {
+    const all = starting.then(({ ready }) => ready);
+    this.#starting.add(all);
+    void all.catch(() => {}).finally(() => this.#starting.delete(all));
+    return await starting;
+  }
+
+  async #start(options: StartKernelOptions): Promise<{ kernel: Kernel; ready: Promise<void> }> {
     if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
     if (options.kernelId) {
       const existing = this.#kernels.get(options.kernelId);
-      if (existing) return existing;
+      if (existing) return { kernel: existing, ready: Promise.resolve() };
     }
     const name = kernelNameToStart(options.name || (await this.#options.kernelspecs.defaultName()));
     let spec: Awaited<ReturnType<KernelSpecSource['get']>>;
@@ -146,9 +168,11 @@ export class KernelManager {
       warn: this.#warn,
     });
     this.#kernels.set(kernel.id, kernel);
-    this.#tracking.set(kernel.id, { startedAt: Date.now(), failures: 0, expectingExit: false });
+    const tracking: Tracking = { startedAt: Date.now(), failures: 0, expectingExit: false };
+    this.#tracking.set(kernel.id, tracking);
+    let launched: { process: KernelProcess; ready: Promise<void> };
     try {
-      await this.#launch(kernel);
+      launched = await this.#launch(kernel);
     } catch (error) {
       this.#kernels.delete(kernel.id);
       this.#tracking.delete(kernel.id);
@@ -156,17 +180,30 @@ export class KernelManager {
       throw error;
     }
     if (this.#kernels.get(kernel.id) !== kernel) {
-      // Shut down (or the server closed) while it was starting: it must not outlive that.
+      // Shut down (or the server closed) while it was spawned: it must not outlive that.
       kernel.detach();
-      await kernel.process?.kill();
+      await launched.process.kill();
       kernel.dispose();
       throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
     }
-    return kernel;
+    const { process } = launched;
+    const ready = launched.ready.catch((error: unknown) => {
+      // Shut down or restarted meanwhile: that is not this start failing.
+      const superseded =
+        this.#kernels.get(kernel.id) !== kernel || kernel.process !== process || tracking.expectingExit;
+      if (superseded) throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
+      kernel.reason = `Kernel failed to start: ${(error as Error).message}`;
+      this.#remove(kernel, 'dead');
+      throw error;
+    });
+    return { kernel, ready };
   }
 
-  /** Launches the kernel's process, connects and waits for readiness; kills it on failure. */
-  async #launch(kernel: Kernel): Promise<void> {
+  /**
+   * Launches the kernel's process; `ready` settles once it published its connection and answered
+   * kernel_info (rejecting, the process killed, when it does not).
+   */
+  async #launch(kernel: Kernel): Promise<{ process: KernelProcess; ready: Promise<void> }> {
     const process = await this.#options.provisioner.launch({
       kernelId: kernel.id,
       spec: kernel.spec,
@@ -174,11 +211,22 @@ export class KernelManager {
       env: kernel.env,
       timeoutMs: this.#kernelInfoTimeout,
     });
-    kernel.attach(process);
+    kernel.adopt(process);
+    const ready = this.#connect(kernel, process);
+    // Awaited by every caller; this only keeps a failure before that from counting as unhandled.
+    ready.catch(() => {});
+    return { process, ready };
+  }
+
+  async #connect(kernel: Kernel, process: KernelProcess): Promise<void> {
     try {
+      const info = await process.connected;
+      if (kernel.process !== process)
+        throw new NbserveError('gone', `Kernel ${kernel.id} was restarted while starting`);
+      kernel.connect(info);
       await kernel.waitReady(this.#kernelInfoTimeout);
     } catch (error) {
-      kernel.detach();
+      if (kernel.process === process) kernel.detach();
       await process.kill();
       throw error;
     }
@@ -211,7 +259,7 @@ export class KernelManager {
     try {
       await this.#stopProcess(kernel, true);
       kernel.executionState = 'starting';
-      await this.#launch(kernel);
+      await (await this.#launch(kernel)).ready;
       tracking.failures = 0;
     } catch (error) {
       this.#remove(kernel, 'dead');
@@ -308,8 +356,9 @@ export class KernelManager {
         new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
       ]);
     if (process.isAlive()) {
-      void kernel.request('control', 'shutdown_request', { restart }, half);
-      if (!(await exitedWithin(half))) {
+      // A kernel still starting has no ports to ask on yet: SIGTERM at once.
+      if (kernel.connectionInfo) void kernel.request('control', 'shutdown_request', { restart }, half);
+      if (!kernel.connectionInfo || !(await exitedWithin(half))) {
         process.signal('SIGTERM');
         await exitedWithin(half);
       }
@@ -358,7 +407,7 @@ export class KernelManager {
     kernel.emitLifecycle('restarting');
     while (!this.#closed && this.#kernels.has(kernel.id)) {
       try {
-        await this.#launch(kernel);
+        await (await this.#launch(kernel)).ready;
         tracking.expectingExit = false;
         kernel.emitLifecycle('restarted');
         return;

@@ -8,7 +8,7 @@ export interface LaunchRequest {
   cwd: string;
   /** Extra environment (e.g. `JPY_SESSION_NAME`), merged over the server env and the spec's env. */
   env: Record<string, string>;
-  /** How long to wait for the kernel to publish its connection info. */
+  /** How long to wait for the kernel to publish its connection info (`KernelProcess.connected`). */
   timeoutMs: number;
 }
 
@@ -19,7 +19,11 @@ export interface ExitInfo {
 
 /** One launched kernel process (or remote kernel) as the manager sees it. */
 export interface KernelProcess {
-  readonly connection: ConnectionInfo;
+  /**
+   * The kernel's ports and key, once it published them. Rejects with a start error (the process
+   * already killed) when the kernel exits or times out first.
+   */
+  readonly connected: Promise<ConnectionInfo>;
   /** Process id (= process group id for local kernels); undefined for remote kernels. */
   readonly pid: number | undefined;
   /** Resolves once the kernel process has exited. */
@@ -51,5 +55,6 @@ export interface RemoteKernel {
 
 /** Starts kernels. The local provisioner spawns processes; the gateway provisioner starts remote ones. */
 export interface KernelProvisioner {
+  /** Starts the kernel; resolves as soon as it runs, before it published its connection info. */
   launch(request: LaunchRequest): Promise<KernelProcess>;
 }
