@@ -1,6 +1,5 @@
 import { CommanderError } from 'commander';
-import { expandAliases } from './flag-aliases.js';
-import { normalizeBooleanArgs } from './flags.js';
+import { expandAliases, normalizeBooleanArgs } from './flag-args.js';
 import { buildProgram } from './program.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */

@@ -10,6 +10,8 @@ export interface ServeCommandOptions extends Record<string, unknown>, HubFlags {
   logLevel?: string;
   token?: string;
   notebookDir?: string;
+  gatewayUrl?: string;
+  gatewayAuthToken?: string;
 }
 
 const LOUD_WARNING = `
@@ -67,6 +69,9 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
     token: tokenFlag,
     notebookDir,
     hubMode,
+    // As jupyter_server's GatewayClient, the gateway may be given by the environment (a spawner's, say).
+    gatewayUrl = process.env.JUPYTER_GATEWAY_URL || undefined,
+    gatewayAuthToken = process.env.JUPYTER_GATEWAY_AUTH_TOKEN || undefined,
     ...rest
   } = options;
   if (!isLogLevel(logLevel)) {
@@ -89,6 +94,8 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
     running = await serve({
       ...(rest as Partial<ServeOptions>),
       ...(hubConfig ? { hub: hubConfig } : {}),
+      ...(gatewayUrl ? { gatewayUrl } : {}),
+      ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
       root: absoluteRoot,
       token,
       logger,
