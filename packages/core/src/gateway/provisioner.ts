@@ -34,7 +34,7 @@ function isNotFound(error: unknown): boolean {
  */
 class GatewayKernel implements KernelProcess {
   readonly pid = undefined;
-  readonly connection: ConnectionInfo;
+  readonly connected: Promise<ConnectionInfo>;
   readonly exited: Promise<ExitInfo>;
   readonly remote: RemoteKernel;
   readonly channel: GatewayChannel;
@@ -52,7 +52,7 @@ class GatewayKernel implements KernelProcess {
     this.#bridge = bridge;
     this.#warn = warn;
     this.#path = `api/kernels/${encodeURIComponent(id)}`;
-    this.connection = bridge.connection;
+    this.connected = Promise.resolve(bridge.connection);
     this.exited = new Promise((resolve) => {
       this.#exit = resolve;
     });
