@@ -4,10 +4,9 @@
  * start, and the stop the hub asks for (SIGINT, then SIGTERM) leaving no kernel behind. The hub
  * here is the API double; packages/cli/test/hub-e2e.test.ts runs the real one.
  */
-import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type HubDouble, startHubDouble } from '../../../testing/hub-double.js';
-import { processesUnder } from '../../../testing/jupyterhub.js';
+import { freePort, processesUnder } from '../../../testing/jupyterhub.js';
 import { expandAliases } from '../src/flag-args.js';
 import { hubSettings, waitForHub } from '../src/hub-mode.js';
 import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
@@ -30,15 +29,6 @@ afterAll(async () => {
   await hub.close();
   await removeSandbox();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the spawner’s arguments', () => {
   it('reads JupyterHub’s aliases as nbserve flags', () => {

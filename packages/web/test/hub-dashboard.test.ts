@@ -3,25 +3,16 @@
  * OAuth flow (a hub double that approves at once), lands on the dashboard, sees the "Control
  * panel" link to the hub, and "Log out" ends at the hub's logout.
  */
-import net from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HubDouble, startHubDouble } from '../../../testing/hub-double.js';
+import { freePort } from '../../../testing/jupyterhub.js';
 import { hubConfigFromEnv } from '../../http/src/index.js';
 import { type Harness, startHarness } from './harness.js';
 
 let hub: HubDouble;
 let h: Harness;
 let page: Page;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   hub = await startHubDouble();
