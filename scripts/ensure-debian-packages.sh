@@ -7,7 +7,8 @@ set -euo pipefail
 # what they run with (scripts/conformance.sh)
 # procps vim-tiny: what the terminal tests run in a shell (ps, vi); python3-terminado: jupyter_server's
 # terminals, which the terminal benchmarks compare against
-PACKAGES=(python3-ipykernel chromium python3-jupyter-server jupyter-notebook python3-nbconvert pandoc python3-ipyparallel jupyter-console python3-docutils python3-notebook python3-pytest python3-requests python3-websocket procps vim-tiny python3-terminado)
+# jupyterhub (3.0, with node-configurable-http-proxy): the hub end-to-end test (testing/jupyterhub.ts)
+PACKAGES=(python3-ipykernel chromium python3-jupyter-server jupyter-notebook python3-nbconvert pandoc python3-ipyparallel jupyter-console python3-docutils python3-notebook python3-pytest python3-requests python3-websocket procps vim-tiny python3-terminado jupyterhub)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

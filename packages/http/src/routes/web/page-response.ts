@@ -54,6 +54,8 @@ export async function sendPage(
     // the dashboard offers New > Terminal and lists terminals only when the server has them
     terminals: c.get('services').terminals !== null,
   };
+  const hub = c.get('services').hub;
+  if (hub) config.hubControlPanelUrl = hub.controlPanelUrl;
   return c.html(renderPage({ entry, title, config, assets }), 200, {
     'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
     'Cache-Control': 'no-store',
