@@ -65,6 +65,7 @@ function main(): void {
   let ended = false;
   let connectedOnce = false;
   let retryMs = 500;
+  let retries = 0;
   const send = (message: unknown[]) => {
     if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
   };
@@ -92,6 +93,7 @@ function main(): void {
     ws = socket;
     socket.onopen = () => {
       retryMs = 500;
+      retries = 0;
       status.textContent = '';
       sendSize();
     };
@@ -114,7 +116,8 @@ function main(): void {
     };
     socket.onclose = () => {
       if (ws !== socket) return;
-      if (ended || !connectedOnce) {
+      // a terminal that is gone (deleted, or the server restarted) refuses the upgrade every time
+      if (ended || !connectedOnce || ++retries > 8) {
         ended = true;
         status.textContent = 'Terminal closed';
         term.write('\r\n\x1b[2m[Terminal closed]\x1b[0m\r\n');
