@@ -20,10 +20,18 @@ const CreateBody = v.nullish(
   ),
 );
 
+const NameParam = v.pipe(v.string(), v.regex(TERMINAL_NAME));
+
+/** The `:name` of a route, or `undefined` for one that cannot be a terminal's. */
+export function terminalNameOf(c: Ctx): string | undefined {
+  const name = c.req.param('name');
+  return v.is(NameParam, name) ? name : undefined;
+}
+
 /** The `:name` of a route; jupyter_server only routes names of word characters, so anything else is unknown (404). */
 export function terminalNameParam(c: Ctx): string {
-  const name = c.req.param('name') ?? '';
-  if (!TERMINAL_NAME.test(name)) throw notFound(`Terminal not found: ${name.slice(0, 100)}`);
+  const name = terminalNameOf(c);
+  if (name === undefined) throw notFound(`Terminal not found: ${(c.req.param('name') ?? '').slice(0, 100)}`);
   return name;
 }
 
