@@ -24,6 +24,7 @@ import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
+import { Metrics } from './metrics/metrics.js';
 import type { NbserveOptions } from './options.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
@@ -39,6 +40,8 @@ export interface Services {
   readonly config: ConfigSections;
   /** Start time, last activity and live counts for `/api/status`. */
   readonly activity: Activity;
+  /** Request durations, running kernels and terminals, open WebSockets for `/metrics`. */
+  readonly metrics: Metrics;
   /** The one user of this server (`/api/me`). */
   readonly identity: Identity;
   /** Files, directories, notebooks and checkpoints behind `/api/contents` and `/files`. */
@@ -76,11 +79,14 @@ export function createServices(options: NbserveOptions): Services {
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
+  const metrics = new Metrics(activity);
+  metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
   return {
     options,
     auth: new Authenticator(options),
     config: new ConfigSections(options.configDir),
     activity,
+    metrics,
     contents,
     get clusters() {
       clusters ??= createClusterManager(options);
@@ -182,7 +188,13 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
   const kernels = new KernelManager({
     kernelspecs,
-    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }),
+    provisioner: new LocalProvisioner({
+      runtimeDir: options.runtimeDir,
+      registry,
+      ...(options.logKernelOutput
+        ? { output: (line, stream, kernelId) => options.logger.warn(line, { kernel_id: kernelId, stream }) }
+        : {}),
+    }),
     rootDir: options.root,
     kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
     shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,

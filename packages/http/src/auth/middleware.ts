@@ -4,7 +4,7 @@ import { getCookie } from 'hono/cookie';
 import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { checkWebSocketOrigin } from './origin.js';
-import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
+import { isApiPath, isLegacyChannelSocket, isPublicPath, METRICS_PATH, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
 import { localRedirectTarget } from './safe-next.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
@@ -58,7 +58,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
     const { auth, options } = c.get('services');
     const relPath = c.get('relPath');
     const method = c.req.method;
-    const api = isApiPath(relPath);
+    const metrics = relPath === METRICS_PATH;
+    const api = isApiPath(relPath) || metrics;
     const websocket = isWebSocketUpgrade(c);
     const result = await auth.authenticate({
       authorization: c.req.header('authorization'),
@@ -76,7 +77,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
     }
 
     const firstFrameAuth = websocket && isLegacyChannelSocket(relPath);
-    if (result.via === 'none' && !isPublicPath(relPath, method) && !firstFrameAuth) {
+    const open = isPublicPath(relPath, method) || (metrics && options.authenticateMetrics === false);
+    if (result.via === 'none' && !open && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {
         const next = encodeURIComponent(pathWithoutToken(c));
         return c.redirect(`${c.get('baseUrl')}login?next=${next}`, 302);
