@@ -1,12 +1,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { generateToken, type ServeOptions, serve } from '@nbserve/http';
-import { isLogLevel, stderrLogger } from '../logger.js';
+import { cliLogger, isLogFormat, isLogLevel, jsonLine, type LogFormat, secretScrubber } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
 
 export interface ServeCommandOptions extends Record<string, unknown> {
   openBrowser?: boolean;
   logLevel?: string;
+  logFormat?: string;
   token?: string;
 }
 
@@ -21,9 +22,26 @@ const LOUD_WARNING = `
  * The token: the flag, else $NBSERVE_TOKEN / $JUPYTER_TOKEN, else a fresh random one. Only an
  * explicit `--token ''` turns auth off; an empty environment variable does not.
  */
-function chooseToken(flag: string | undefined): string {
-  if (flag !== undefined) return flag;
-  return process.env.NBSERVE_TOKEN || process.env.JUPYTER_TOKEN || generateToken();
+function chooseToken(flag: string | undefined): { token: string; generated: boolean } {
+  if (flag !== undefined) return { token: flag, generated: false };
+  const given = process.env.NBSERVE_TOKEN || process.env.JUPYTER_TOKEN;
+  return given ? { token: given, generated: false } : { token: generateToken(), generated: true };
+}
+
+/**
+ * What the command itself prints (the banner on stdout, refusals on stderr): plain text, or with
+ * `--log-format json` the same JSON lines as the log, so every line of output parses.
+ */
+function commandOutput(format: LogFormat, secrets: readonly string[]) {
+  const scrub = secretScrubber(secrets);
+  return {
+    say(text: string, message: string, fields?: Record<string, string>) {
+      process.stdout.write(format === 'json' ? jsonLine('info', message, fields, scrub) : text);
+    },
+    complain(level: 'warn' | 'error', text: string, message = text.replace(/^nbserve: /, '').trim()) {
+      process.stderr.write(format === 'json' ? jsonLine(level, message, {}, scrub) : text);
+    },
+  };
 }
 
 /**
@@ -41,26 +59,44 @@ async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<st
 
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
 export async function runServe(root: string, options: ServeCommandOptions): Promise<number> {
-  const { openBrowser: wantBrowser = true, logLevel = 'warn', token: tokenFlag, ...rest } = options;
-  if (!isLogLevel(logLevel)) {
-    process.stderr.write(`nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
+  const { openBrowser: wantBrowser = true, logLevel = 'warn', logFormat = 'text', token: tokenFlag, ...rest } = options;
+  if (!isLogFormat(logFormat)) {
+    process.stderr.write(`nbserve: --log-format must be text or json, not ${JSON.stringify(logFormat)}\n`);
     return 2;
   }
-  const logger = stderrLogger(logLevel);
-  const token = chooseToken(tokenFlag);
+  const { token, generated } = chooseToken(tokenFlag);
+  const out = commandOutput(logFormat, [token]);
+  if (!isLogLevel(logLevel)) {
+    out.complain('error', `nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
+    return 2;
+  }
+  const json = logFormat === 'json';
+  const logger = cliLogger({ level: logLevel, format: logFormat, secrets: [token] });
   const absoluteRoot = path.resolve(root);
   const stat = await fs.stat(absoluteRoot).catch(() => null);
   if (!stat?.isDirectory()) {
-    process.stderr.write(`nbserve: the root ${absoluteRoot} is not a directory\n`);
+    out.complain('error', `nbserve: the root ${absoluteRoot} is not a directory\n`);
     return 2;
   }
-  if (token === '') process.stderr.write(LOUD_WARNING);
+  if (token === '') {
+    out.complain(
+      'warn',
+      LOUD_WARNING,
+      'Authentication is DISABLED (--token ""): anyone who can reach this server can read and write your files and run code as you',
+    );
+  }
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
-    running = await serve({ ...(rest as Partial<ServeOptions>), root: absoluteRoot, token, logger });
+    running = await serve({
+      ...(rest as Partial<ServeOptions>),
+      root: absoluteRoot,
+      token,
+      logger,
+      ...(json ? { logKernelOutput: true } : {}),
+    });
   } catch (error) {
-    process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 
@@ -89,7 +125,14 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   process.on('unhandledRejection', onFatal);
 
   const tokenUrl = token === '' ? running.url : `${running.url}?token=${token}`;
-  process.stdout.write(`nbserve is serving ${absoluteRoot}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`);
+  out.say(`nbserve is serving ${absoluteRoot}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`, 'nbserve is serving', {
+    root: absoluteRoot,
+    url: running.url,
+  });
+  if (json && generated) {
+    // A log collector is no place for a credential: the generated token is not printed.
+    logger.warn('A random token was generated and JSON logs never show it: set --token or $NBSERVE_TOKEN');
+  }
 
   let openFile: string | null = null;
   if (wantBrowser) {
@@ -105,6 +148,6 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   process.off('SIGINT', onSigint);
   process.off('SIGTERM', onSigterm);
   if (openFile) await fs.rm(openFile, { force: true });
-  process.stdout.write('nbserve stopped.\n');
+  out.say('nbserve stopped.\n', 'nbserve stopped');
   return 0;
 }
