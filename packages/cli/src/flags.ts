@@ -199,7 +199,8 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'authenticate-metrics',
     type: 'boolean',
     option: 'authenticateMetrics',
-    description: 'GET /metrics needs the token or login cookie like the API (--no-authenticate-metrics: open to anyone)',
+    description:
+      'GET /metrics needs the token or login cookie like the API (--no-authenticate-metrics: open to anyone)',
     defaultText: 'true',
   },
   {

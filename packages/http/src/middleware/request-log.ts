@@ -45,6 +45,15 @@ export function routePattern(c: Context): string {
 }
 
 /**
+ * The status the client got. An accepted WebSocket upgrade is a plain 200 inside Hono (node-server
+ * then completes the handshake), but on the wire it is 101 Switching Protocols, as jupyter_server logs it.
+ */
+function responseStatus(c: Context): number {
+  const status = c.res?.status ?? 500;
+  return status === 200 && c.req.header('upgrade')?.toLowerCase() === 'websocket' ? 101 : status;
+}
+
+/**
  * One log line per request (status, method, redacted URL, milliseconds; never headers, never
  * bodies) with its request id, route, status and kernel id as fields, and one observation of
  * `http_request_duration_seconds`, as jupyter_server records it when it logs the request.
@@ -58,8 +67,8 @@ export function requestLog(): MiddlewareHandler<NbserveEnv> {
     } finally {
       const { logger } = c.get('services').options;
       const elapsed = performance.now() - started;
-      const status = c.res?.status ?? 500;
       const method = c.req.method;
+      const status = responseStatus(c);
       const route = routePattern(c);
       c.get('services').metrics.observeRequest(method, route, status, elapsed / 1000);
       const url = redactUrl(c.req.url);
