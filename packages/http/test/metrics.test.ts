@@ -1,14 +1,15 @@
 /**
  * `GET /metrics` scraped over a real socket and read with a Prometheus text parser: jupyter_server's
  * metric and label names, values that move as requests are made, kernels start and stop and
- * WebSockets open and close; auth on and off; under escaped base URLs and a mount.
+ * WebSockets open and close; auth on and off; under a base URL (base-url-matrix.test.ts runs it
+ * under every entry of the matrix).
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Scrape, scrape } from '../../../testing/prometheus.js';
-import { BASE_URL_MATRIX, startServer, type TestServer } from '../../../testing/server.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
 import { renderExposition } from '../src/metrics/exposition.js';
 
 const REQUESTS = 'http_request_duration_seconds';
@@ -214,26 +215,6 @@ describe('who may read /metrics', () => {
     const m = await scrape(s.fetch, { auth: false });
     expect(m.families.has(REQUESTS)).toBe(true);
     expect((await s.fetch('api/contents', { auth: false })).status).toBe(403);
-  });
-});
-
-describe.each(BASE_URL_MATRIX)('/metrics under $name', (entry) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startServer(entry);
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-
-  it('answers at the prefix, with route patterns relative to it, socket and in-process alike', async () => {
-    for (const send of [s.fetch, s.request]) {
-      expect((await send('api/contents')).status).toBe(200);
-      const m = await scrape(send);
-      expect(m.count(REQUESTS, { method: 'GET', handler: '/api/contents', status_code: '200' })).toBeGreaterThan(0);
-      for (const handler of m.labelValues(`${REQUESTS}_count`, 'handler')) expect(['/', '*']).toContain(handler[0]);
-    }
-    expect((await s.fetch('/metrics')).status).toBe(s.prefix === '/' ? 200 : 404);
   });
 });
 
