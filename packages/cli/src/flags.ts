@@ -3,9 +3,10 @@ import * as v from 'valibot';
 
 /**
  * Every flag of `nbserve [root]`, in one table. To add a flag, add a row: commander, `--help`,
- * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it.
+ * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it. A `list`
+ * flag may also be repeated; `pairs` is a repeatable `NAME=VALUE`, collected into an object.
  */
-export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size';
+export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size' | 'pairs';
 
 export interface FlagSpec {
   /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
@@ -21,6 +22,14 @@ export interface FlagSpec {
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
   valueName?: string;
+  /** Other spellings, as JupyterHub spawners pass them (`--debug` is `--log-level=debug`). */
+  aliases?: readonly FlagAlias[];
+}
+
+/** `--<name>` read as this flag; with `value` the alias takes no value of its own. */
+export interface FlagAlias {
+  name: string;
+  value?: string;
 }
 
 export const FLAGS: readonly FlagSpec[] = [
@@ -83,6 +92,38 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'path',
     description: 'URL prefix of every route, e.g. /nb/',
     defaultText: '/',
+  },
+  {
+    name: 'notebook-dir',
+    type: 'string',
+    option: 'notebookDir',
+    valueName: 'dir',
+    description: 'directory to serve, the same as the root argument (as JupyterHub spawners pass it)',
+    defaultText: 'the root argument, else $JUPYTERHUB_ROOT_DIR in hub mode, else the current directory',
+  },
+  {
+    name: 'default-url',
+    type: 'string',
+    option: 'defaultUrl',
+    valueName: 'path',
+    description: 'where GET / goes, relative to the base URL',
+    defaultText: '/tree ($JUPYTERHUB_DEFAULT_URL in hub mode)',
+    aliases: [{ name: 'SingleUserNotebookApp.default_url' }],
+  },
+  {
+    name: 'hub',
+    type: 'boolean',
+    option: 'hubMode',
+    description:
+      'run as a JupyterHub single-user server: hub OAuth login and tokens, activity reports (--no-hub: never)',
+    defaultText: 'on when $JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN are set',
+  },
+  {
+    name: 'disable-user-config',
+    type: 'boolean',
+    option: 'disableUserConfig',
+    description: "ignore the config dir's nbserve_config.json (the login password)",
+    defaultText: 'false ($JUPYTERHUB_DISABLE_USER_CONFIG in hub mode)',
   },
   {
     name: 'browser',
@@ -183,8 +224,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     option: 'logLevel',
     valueName: 'level',
-    description: 'debug or info (log every request), warn, error',
-    defaultText: 'warn',
+    description: 'debug or info (log every request), warn, error; --debug is --log-level=debug',
+    defaultText: 'warn (debug when $JUPYTERHUB_DEBUG is set in hub mode)',
+    aliases: [{ name: 'debug', value: 'debug' }],
   },
   {
     name: 'log-format',
@@ -293,46 +335,52 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'how long kernel output is kept for a disconnected client',
     defaultText: '300',
   },
+  {
+    name: 'gateway-url',
+    type: 'string',
+    option: 'gatewayUrl',
+    valueName: 'url',
+    description:
+      'run kernels on this Kernel or Enterprise Gateway (http or https) instead of this machine; see docs/gateway.md',
+    defaultText: '$JUPYTER_GATEWAY_URL, else none (local kernels)',
+  },
+  {
+    name: 'gateway-auth-token',
+    type: 'string',
+    option: 'gatewayAuthToken',
+    valueName: 'token',
+    description: 'token sent to the gateway as Authorization: token <token>',
+    defaultText: '$JUPYTER_GATEWAY_AUTH_TOKEN, else none',
+  },
+  {
+    name: 'gateway-header',
+    type: 'pairs',
+    option: 'gatewayHeaders',
+    valueName: 'name=value',
+    description: 'extra header on every gateway request and WebSocket; repeat for more',
+    defaultText: 'none',
+  },
+  {
+    name: 'gateway-request-timeout',
+    type: 'integer',
+    option: 'gatewayRequestTimeout',
+    min: 1,
+    max: 86_400,
+    valueName: 'seconds',
+    description:
+      'how long a gateway request may take before it fails with 503 (kernel starts: at least KERNEL_LAUNCH_TIMEOUT + 2)',
+    defaultText: '42',
+  },
+  {
+    name: 'gateway-env',
+    type: 'list',
+    option: 'gatewayEnv',
+    valueName: 'names',
+    description:
+      'environment variables forwarded to gateway kernels besides every KERNEL_*; comma-separated or repeated',
+    defaultText: 'none',
+  },
 ];
-
-const BOOLEAN_VALUES: Record<string, boolean> = {
-  true: true,
-  yes: true,
-  '1': true,
-  false: false,
-  no: false,
-  '0': false,
-};
-
-/**
- * Commander only takes `--flag=value` for flags with values; rewrite `--x=true|false` (also yes/no,
- * 1/0) of boolean flags into `--x` / `--no-x` so every flag accepts the `=value` form.
- */
-export function normalizeBooleanArgs(argv: readonly string[], flags: readonly FlagSpec[] = FLAGS): string[] {
-  const booleans = new Set(flags.filter((f) => f.type === 'boolean').map((f) => f.name));
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    const match = /^--(no-)?([a-z][a-z0-9-]*)=(.*)$/s.exec(arg);
-    if (match && booleans.has(match[2] as string)) {
-      const value = BOOLEAN_VALUES[(match[3] ?? '').toLowerCase()];
-      if (value === undefined) {
-        throw new InvalidArgumentError(
-          `--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`,
-        );
-      }
-      const on = match[1] ? !value : value;
-      out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
-    } else {
-      out.push(arg);
-    }
-  }
-  return out;
-}
 
 function fail(flag: FlagSpec, message: string): never {
   throw new InvalidArgumentError(`--${flag.name}: ${message}`);
@@ -364,6 +412,11 @@ export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
       const bytes = Math.floor(Number(match?.[1]) * unit);
       if (bytes < 1) fail(flag, 'must be at least 1 byte');
       return bytes;
+    }
+    case 'pairs': {
+      const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)=([^\r\n]*)$/.exec(raw);
+      if (!match) fail(flag, `expected NAME=VALUE, got ${JSON.stringify(raw)}`);
+      return [match[1] as string, match[2] as string];
     }
     case 'list':
       return raw

@@ -17,7 +17,13 @@ function addFlag(command: Command, flag: FlagSpec): void {
   option.argParser((raw: string, previous: unknown) => {
     const value = parseFlagValue(flag, raw);
     // A list flag may be repeated: --allow-origin a --allow-origin b.
-    return flag.type === 'list' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value;
+    if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
+    // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
+    if (flag.type === 'pairs') {
+      const [name, text] = value as [string, string];
+      return { ...(previous as Record<string, string> | undefined), [name]: text };
+    }
+    return value;
   });
   command.addOption(option);
 }
@@ -39,7 +45,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('A fast, embeddable, Jupyter-compatible notebook server.')
     .version(cliVersion(), '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
-    .argument('[root]', 'directory to serve', '.')
+    .argument('[root]', 'directory to serve (default: the current directory)')
     .showHelpAfterError('(run nbserve --help for every flag)')
     .allowExcessArguments(false)
     // Subcommands have their own --config-dir; program flags must not swallow theirs.
@@ -56,7 +62,7 @@ Examples:
   nbserve --port=9000 --no-browser ~/work
   nbserve password`,
   );
-  program.action(async (root: string, _opts: unknown, command: Command) => {
+  program.action(async (root: string | undefined, _opts: unknown, command: Command) => {
     setExitCode(await runServe(root, collectOptions(command)));
   });
 

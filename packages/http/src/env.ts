@@ -17,5 +17,7 @@ export interface NbserveEnv {
     requestId: string;
     /** The kernel this request is about, for its log line; set by the kernel and session routes. */
     kernelId?: string;
+    /** A redirect off this server the app sends on purpose (to JupyterHub): the redirect guard lets it pass. */
+    trustedRedirect: string | undefined;
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
+import type { HubConfig } from './auth/hub/config.js';
 import { decodeLikeRouter } from './base-url.js';
 
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
@@ -89,6 +90,28 @@ export interface NbserveOptions {
    * of straight to the server's own stdout/stderr. The CLI sets it for `--log-format json`.
    */
   logKernelOutput?: boolean;
+  /** Where `GET /` goes, relative to the base URL (`/tree`, `/notebooks/x.ipynb`). Default `/tree`. */
+  defaultUrl?: string;
+  /** Ignore the user's configuration file (`nbserve_config.json`, the login password). */
+  disableUserConfig?: boolean;
+  /**
+   * Run as a JupyterHub single-user server: the hub's OAuth login and tokens replace the local
+   * token and password, and activity is reported to the hub (`hubConfigFromEnv()` reads it).
+   */
+  hub?: HubConfig;
+  /**
+   * A Kernel or Enterprise Gateway (http or https URL) that runs every kernel instead of this
+   * machine: kernelspecs and kernels come from it, channels are proxied (docs/gateway.md).
+   */
+  gatewayUrl?: string;
+  /** Sent to the gateway as `Authorization: token <token>`. */
+  gatewayAuthToken?: string;
+  /** Extra headers on every gateway request and WebSocket handshake. */
+  gatewayHeaders?: Readonly<Record<string, string>>;
+  /** Seconds a gateway request may take. Default 42 (`DEFAULT_GATEWAY_REQUEST_TIMEOUT`). */
+  gatewayRequestTimeout?: number;
+  /** Variables of the server's environment forwarded at kernel start besides every `KERNEL_*`. */
+  gatewayEnv?: readonly string[];
 }
 
 /**
@@ -105,6 +128,8 @@ export interface Logger {
 }
 
 export const DEFAULT_MAX_BODY_SIZE = 512 * 1024 * 1024;
+/** Seconds a gateway request may take, as jupyter_server's `GatewayClient.request_timeout`. */
+export const DEFAULT_GATEWAY_REQUEST_TIMEOUT = 42;
 
 type Env = Readonly<Record<string, string | undefined>>;
 

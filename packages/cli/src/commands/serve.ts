@@ -1,14 +1,18 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { generateToken, type ServeOptions, serve } from '@nbserve/http';
+import { type HubFlags, type HubSettings, hubSettings, waitForHub } from '../hub-mode.js';
 import { cliLogger, isLogFormat, isLogLevel, jsonLine, type LogFormat, secretScrubber } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
 
-export interface ServeCommandOptions extends Record<string, unknown> {
+export interface ServeCommandOptions extends Record<string, unknown>, HubFlags {
   openBrowser?: boolean;
   logLevel?: string;
   logFormat?: string;
   token?: string;
+  notebookDir?: string;
+  gatewayUrl?: string;
+  gatewayAuthToken?: string;
 }
 
 const LOUD_WARNING = `
@@ -30,16 +34,16 @@ function chooseToken(flag: string | undefined): { token: string; generated: bool
 
 /**
  * What the command itself prints (the banner on stdout, refusals on stderr): plain text, or with
- * `--log-format json` the same JSON lines as the log, so every line of output parses.
+ * `--log-format json` the same JSON lines as the log, so every line of output parses. `secrets`
+ * may grow once they are known.
  */
-function commandOutput(format: LogFormat, secrets: readonly string[]) {
-  const scrub = secretScrubber(secrets);
+function commandOutput(format: LogFormat, secrets: string[]) {
   return {
     say(text: string, message: string, fields?: Record<string, string>) {
-      process.stdout.write(format === 'json' ? jsonLine('info', message, fields, scrub) : text);
+      process.stdout.write(format === 'json' ? jsonLine('info', message, fields, secretScrubber(secrets)) : text);
     },
     complain(level: 'warn' | 'error', text: string, message = text.replace(/^nbserve: /, '').trim()) {
-      process.stderr.write(format === 'json' ? jsonLine(level, message, {}, scrub) : text);
+      process.stderr.write(format === 'json' ? jsonLine(level, message, {}, secretScrubber(secrets)) : text);
     },
   };
 }
@@ -57,28 +61,63 @@ async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<st
   return file;
 }
 
+/** The hub's settings under the flags, or an exit code when the hub's variables are wrong. */
+function hubSettingsOrExit(
+  options: ServeCommandOptions,
+  out: ReturnType<typeof commandOutput>,
+): HubSettings | null | number {
+  try {
+    return hubSettings(options);
+  } catch (error) {
+    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+}
+
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
-export async function runServe(root: string, options: ServeCommandOptions): Promise<number> {
-  const { openBrowser: wantBrowser = true, logLevel = 'warn', logFormat = 'text', token: tokenFlag, ...rest } = options;
+export async function runServe(rootArg: string | undefined, flags: ServeCommandOptions): Promise<number> {
+  const { logFormat = 'text' } = flags;
   if (!isLogFormat(logFormat)) {
     process.stderr.write(`nbserve: --log-format must be text or json, not ${JSON.stringify(logFormat)}\n`);
     return 2;
   }
-  const { token, generated } = chooseToken(tokenFlag);
-  const out = commandOutput(logFormat, [token]);
+  const json = logFormat === 'json';
+  const secrets: string[] = [];
+  const out = commandOutput(logFormat, secrets);
+  if (rootArg !== undefined && flags.notebookDir !== undefined && rootArg !== flags.notebookDir) {
+    out.complain('error', 'nbserve: give the root either as an argument or as --notebook-dir, not both\n');
+    return 2;
+  }
+  const hub = hubSettingsOrExit(flags, out);
+  if (typeof hub === 'number') return hub;
+  const { rootDir, hub: hubConfig, ...hubOptions } = hub ?? {};
+  const options: ServeCommandOptions = hub ? { ...flags, ...hubOptions, openBrowser: false } : flags;
+  const {
+    openBrowser: wantBrowser = true,
+    logLevel = 'warn',
+    logFormat: _format,
+    token: tokenFlag,
+    notebookDir,
+    hubMode,
+    // As jupyter_server's GatewayClient, the gateway may be given by the environment (a spawner's, say).
+    gatewayUrl = process.env.JUPYTER_GATEWAY_URL || undefined,
+    gatewayAuthToken = process.env.JUPYTER_GATEWAY_AUTH_TOKEN || undefined,
+    ...rest
+  } = options;
   if (!isLogLevel(logLevel)) {
     out.complain('error', `nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
     return 2;
   }
-  const json = logFormat === 'json';
-  const logger = cliLogger({ level: logLevel, format: logFormat, secrets: [token] });
-  const absoluteRoot = path.resolve(root);
+  const { token, generated } = chooseToken(tokenFlag);
+  secrets.push(token, ...(hubConfig ? [hubConfig.apiToken] : []));
+  const logger = cliLogger({ level: logLevel, format: logFormat, secrets });
+  const absoluteRoot = path.resolve(rootArg ?? notebookDir ?? rootDir ?? '.');
   const stat = await fs.stat(absoluteRoot).catch(() => null);
   if (!stat?.isDirectory()) {
     out.complain('error', `nbserve: the root ${absoluteRoot} is not a directory\n`);
     return 2;
   }
-  if (token === '') {
+  if (token === '' && !hub) {
     out.complain(
       'warn',
       LOUD_WARNING,
@@ -88,8 +127,12 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
+    if (hub) await waitForHub(hub.hub, logger);
     running = await serve({
       ...(rest as Partial<ServeOptions>),
+      ...(hubConfig ? { hub: hubConfig } : {}),
+      ...(gatewayUrl ? { gatewayUrl } : {}),
+      ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
       root: absoluteRoot,
       token,
       logger,
@@ -124,12 +167,19 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
 
-  const tokenUrl = token === '' ? running.url : `${running.url}?token=${token}`;
-  out.say(`nbserve is serving ${absoluteRoot}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`, 'nbserve is serving', {
-    root: absoluteRoot,
-    url: running.url,
-  });
-  if (json && generated) {
+  // In hub mode the token is no way in (the hub is): print the plain URL.
+  const tokenUrl = token === '' || hub ? running.url : `${running.url}?token=${token}`;
+  const forWhom = hub ? ` for JupyterHub user ${hub.hub.user}` : '';
+  out.say(
+    `nbserve is serving ${absoluteRoot}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`,
+    'nbserve is serving',
+    {
+      root: absoluteRoot,
+      url: running.url,
+      ...(hub ? { hub_user: hub.hub.user } : {}),
+    },
+  );
+  if (json && generated && !hub) {
     // A log collector is no place for a credential: the generated token is not printed.
     logger.warn('A random token was generated and JSON logs never show it: set --token or $NBSERVE_TOKEN');
   }
