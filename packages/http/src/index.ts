@@ -18,7 +18,6 @@ export { CONFIG_FILE, hashPassword, readUserConfig, storePasswordHash, verifyPas
 export { isApiPath, isPublicPath } from './auth/paths.js';
 export { safeNextPath } from './auth/safe-next.js';
 export { rotateSecret } from './auth/secret-file.js';
-export { EXPOSITION_CONTENT_TYPE } from './metrics/exposition.js';
 export { type ClosableSocket, Metrics, type WebSocketKind } from './metrics/metrics.js';
 export { redactUrl } from './middleware/request-log.js';
 export type { NbserveOptions } from './options.js';

@@ -48,9 +48,9 @@ export class Histogram {
 
   family(): MetricFamily {
     const samples: Sample[] = [];
+    const bounds = [...this.buckets.map(formatBound), '+Inf'];
     for (const series of this.#series.values()) {
       let cumulative = 0;
-      const bounds = [...this.buckets.map(formatBound), '+Inf'];
       bounds.forEach((le, i) => {
         cumulative += series.counts[i] ?? 0;
         samples.push({ name: `${this.name}_bucket`, labels: { ...series.labels, le }, value: cumulative });

@@ -16,8 +16,9 @@ export interface ClosableSocket {
 /**
  * The numbers behind `GET /metrics`, under jupyter_server's metric and label names
  * (https://github.com/jupyter-server/jupyter_server/blob/main/jupyter_server/prometheus/metrics.py),
- * plus the process metrics Node's client exports and the open WebSockets. Counts that live elsewhere are read at scrape time through the `kernelNames`
- * and `countTerminals` hooks, which the services replace, as `Activity` does for `/api/status`.
+ * plus the process metrics Node's client exports and the open WebSockets. Counts that live
+ * elsewhere are read at scrape time through the `kernelNames` and `countTerminals` hooks, which
+ * the services replace, as `Activity` does for `/api/status`.
  */
 export class Metrics {
   readonly #requests = new Histogram('http_request_duration_seconds', 'duration in seconds for all HTTP requests', [
@@ -53,14 +54,6 @@ export class Metrics {
     socket.once('close', () => {
       this.#sockets.set(kind, Math.max(0, (this.#sockets.get(kind) ?? 0) - 1));
     });
-  }
-
-  /** Open WebSockets of one kind (or of every kind). */
-  openWebSockets(kind?: WebSocketKind): number {
-    if (kind) return this.#sockets.get(kind) ?? 0;
-    let total = 0;
-    for (const n of this.#sockets.values()) total += n;
-    return total;
   }
 
   families(): MetricFamily[] {

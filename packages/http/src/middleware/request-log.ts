@@ -47,7 +47,8 @@ export function routePattern(c: Context): string {
 
 /**
  * The status the client got. An accepted WebSocket upgrade is a plain 200 inside Hono (node-server
- * then completes the handshake), but on the wire it is 101 Switching Protocols, as jupyter_server logs it.
+ * then completes the handshake), but on the wire it is 101 Switching Protocols, as jupyter_server
+ * logs it.
  */
 function responseStatus(c: Context): number {
   const status = c.res?.status ?? 500;
