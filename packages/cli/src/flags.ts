@@ -229,6 +229,23 @@ export const FLAGS: readonly FlagSpec[] = [
     aliases: [{ name: 'debug', value: 'debug' }],
   },
   {
+    name: 'log-format',
+    type: 'string',
+    option: 'logFormat',
+    valueName: 'format',
+    description:
+      'text, or json: one JSON object a line (time, level, message; request id, route, status, ms, kernel id), never the token',
+    defaultText: 'text',
+  },
+  {
+    name: 'authenticate-metrics',
+    type: 'boolean',
+    option: 'authenticateMetrics',
+    description:
+      'GET /metrics needs the token or login cookie like the API (--no-authenticate-metrics: open to anyone)',
+    defaultText: 'true',
+  },
+  {
     name: 'default-kernel-name',
     type: 'string',
     option: 'defaultKernelName',

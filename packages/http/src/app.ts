@@ -3,7 +3,7 @@ import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { registerHubRoutes } from './auth/hub/browser.js';
 import { authMiddleware } from './auth/middleware.js';
-import { CSP_REPORT_PATH } from './auth/paths.js';
+import { CSP_REPORT_PATH, METRICS_PATH } from './auth/paths.js';
 import { mountPath } from './base-url.js';
 import type { NbserveEnv } from './env.js';
 import { errorResponse } from './errors.js';
@@ -35,6 +35,7 @@ import { registerLegacyKernelRoutes } from './routes/legacy/kernels.js';
 import { registerLegacyNotebookRoutes } from './routes/legacy/notebooks.js';
 import { registerLegacyPageRoutes } from './routes/legacy/pages.js';
 import { registerRstRoutes } from './routes/legacy/rstservice.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerNbconvertRoutes } from './routes/nbconvert.js';
 import { registerEditRoutes } from './routes/web/edit.js';
 import { registerLoginRoutes } from './routes/web/login.js';
@@ -87,14 +88,18 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.use('*', bodyLimit());
   api.use('*', authMiddleware());
   api.use('*', async (c, next) => {
-    // Status polling and CSP reports are not activity (jupyter_server does the same), everything else is.
+    // Status polling, metrics scrapes and CSP reports are not activity (jupyter_server does the
+    // same), everything else is.
     const relPath = c.get('relPath');
-    if (relPath !== '/api/status' && relPath !== CSP_REPORT_PATH) services.activity.touch();
+    if (relPath !== '/api/status' && relPath !== CSP_REPORT_PATH && relPath !== METRICS_PATH) {
+      services.activity.touch();
+    }
     await next();
   });
 
   // Routes: one registration line per resource.
   registerStatusRoutes(api);
+  registerMetricsRoutes(api);
   registerSpecRoutes(api);
   registerCspReportRoutes(api);
   registerMeRoutes(api);

@@ -18,6 +18,7 @@ export { CONFIG_FILE, hashPassword, readUserConfig, storePasswordHash, verifyPas
 export { isApiPath, isPublicPath } from './auth/paths.js';
 export { safeNextPath } from './auth/safe-next.js';
 export { rotateSecret } from './auth/secret-file.js';
+export { type ClosableSocket, Metrics, type WebSocketKind } from './metrics/metrics.js';
 export { redactUrl } from './middleware/request-log.js';
 export type { NbserveOptions } from './options.js';
 export {
@@ -28,6 +29,7 @@ export {
   defaultLogger,
   defaultRuntimeDir,
   generateToken,
+  type LogFields,
   type Logger,
   type OptionsInput,
   resolveOptions,

@@ -96,6 +96,13 @@ export interface NbserveOptions {
    * When it throws, terminals are off and one line says why.
    */
   loadPty?: () => PtySpawner;
+  /** `GET /metrics` needs the token or the login cookie, like the API. Default true. */
+  authenticateMetrics?: boolean;
+  /**
+   * Kernels' stdout/stderr go to `logger` line by line (as warnings, with the kernel id) instead
+   * of straight to the server's own stdout/stderr. The CLI sets it for `--log-format json`.
+   */
+  logKernelOutput?: boolean;
   /** Where `GET /` goes, relative to the base URL (`/tree`, `/notebooks/x.ipynb`). Default `/tree`. */
   defaultUrl?: string;
   /** Ignore the user's configuration file (`nbserve_config.json`, the login password). */
@@ -120,11 +127,17 @@ export interface NbserveOptions {
   gatewayEnv?: readonly string[];
 }
 
-/** A sink for log lines. Every line the server emits has secrets redacted first. */
+/**
+ * Structured details of a log line (request id, route, status, …), for loggers that write them out
+ * (the CLI's `--log-format json`); a logger may ignore them, the message says it all for people.
+ */
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** A sink for log lines. Every line the server emits has secrets redacted first, fields included. */
 export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
 }
 
 export const DEFAULT_MAX_BODY_SIZE = 512 * 1024 * 1024;

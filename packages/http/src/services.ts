@@ -30,6 +30,7 @@ import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
 import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
+import { Metrics } from './metrics/metrics.js';
 import { DEFAULT_GATEWAY_REQUEST_TIMEOUT, type NbserveOptions } from './options.js';
 import { createTerminalServices, type TerminalServices } from './terminal-services.js';
 import { ChannelsHub } from './ws/channels-hub.js';
@@ -48,6 +49,8 @@ export interface Services {
   readonly config: ConfigSections;
   /** Start time, last activity and live counts for `/api/status`. */
   readonly activity: Activity;
+  /** Request durations, running kernels and terminals, open WebSockets for `/metrics`. */
+  readonly metrics: Metrics;
   /** The one user of this server (`/api/me`). */
   readonly identity: Identity;
   /** Files, directories, notebooks and checkpoints behind `/api/contents` and `/files`. */
@@ -92,6 +95,8 @@ export function createServices(options: NbserveOptions): Services {
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
+  const metrics = new Metrics(activity);
+  metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
   const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
   return {
     options,
@@ -99,6 +104,7 @@ export function createServices(options: NbserveOptions): Services {
     hub,
     config: new ConfigSections(options.configDir),
     activity,
+    metrics,
     contents,
     get clusters() {
       clusters ??= createClusterManager(options);
@@ -220,7 +226,14 @@ function localBackend(options: NbserveOptions, warn: (message: string) => void) 
   const registry = new PidRegistry(options.runtimeDir);
   const reaped = registry.reapOrphans();
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
-  return { kernelspecs, provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }) };
+  const provisioner = new LocalProvisioner({
+    runtimeDir: options.runtimeDir,
+    registry,
+    ...(options.logKernelOutput
+      ? { output: (line, stream, kernelId) => options.logger.warn(line, { kernel_id: kernelId, stream }) }
+      : {}),
+  });
+  return { kernelspecs, provisioner };
 }
 
 /** Kernelspecs, kernels, sessions, channels. */

@@ -2,12 +2,13 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { generateToken, type ServeOptions, serve } from '@nbserve/http';
 import { type HubFlags, type HubSettings, hubSettings, waitForHub } from '../hub-mode.js';
-import { isLogLevel, stderrLogger } from '../logger.js';
+import { cliLogger, isLogFormat, isLogLevel, jsonLine, type LogFormat, secretScrubber } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
 
 export interface ServeCommandOptions extends Record<string, unknown>, HubFlags {
   openBrowser?: boolean;
   logLevel?: string;
+  logFormat?: string;
   token?: string;
   notebookDir?: string;
   gatewayUrl?: string;
@@ -25,9 +26,26 @@ const LOUD_WARNING = `
  * The token: the flag, else $NBSERVE_TOKEN / $JUPYTER_TOKEN, else a fresh random one. Only an
  * explicit `--token ''` turns auth off; an empty environment variable does not.
  */
-function chooseToken(flag: string | undefined): string {
-  if (flag !== undefined) return flag;
-  return process.env.NBSERVE_TOKEN || process.env.JUPYTER_TOKEN || generateToken();
+function chooseToken(flag: string | undefined): { token: string; generated: boolean } {
+  if (flag !== undefined) return { token: flag, generated: false };
+  const given = process.env.NBSERVE_TOKEN || process.env.JUPYTER_TOKEN;
+  return given ? { token: given, generated: false } : { token: generateToken(), generated: true };
+}
+
+/**
+ * What the command itself prints (the banner on stdout, refusals on stderr): plain text, or with
+ * `--log-format json` the same JSON lines as the log, so every line of output parses. `secrets`
+ * may grow once they are known.
+ */
+function commandOutput(format: LogFormat, secrets: string[]) {
+  return {
+    say(text: string, message: string, fields?: Record<string, string>) {
+      process.stdout.write(format === 'json' ? jsonLine('info', message, fields, secretScrubber(secrets)) : text);
+    },
+    complain(level: 'warn' | 'error', text: string, message = text.replace(/^nbserve: /, '').trim()) {
+      process.stderr.write(format === 'json' ? jsonLine(level, message, {}, secretScrubber(secrets)) : text);
+    },
+  };
 }
 
 /**
@@ -44,28 +62,40 @@ async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<st
 }
 
 /** The hub's settings under the flags, or an exit code when the hub's variables are wrong. */
-function hubSettingsOrExit(options: ServeCommandOptions): HubSettings | null | number {
+function hubSettingsOrExit(
+  options: ServeCommandOptions,
+  out: ReturnType<typeof commandOutput>,
+): HubSettings | null | number {
   try {
     return hubSettings(options);
   } catch (error) {
-    process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
 }
 
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
 export async function runServe(rootArg: string | undefined, flags: ServeCommandOptions): Promise<number> {
-  if (rootArg !== undefined && flags.notebookDir !== undefined && rootArg !== flags.notebookDir) {
-    process.stderr.write('nbserve: give the root either as an argument or as --notebook-dir, not both\n');
+  const { logFormat = 'text' } = flags;
+  if (!isLogFormat(logFormat)) {
+    process.stderr.write(`nbserve: --log-format must be text or json, not ${JSON.stringify(logFormat)}\n`);
     return 2;
   }
-  const hub = hubSettingsOrExit(flags);
+  const json = logFormat === 'json';
+  const secrets: string[] = [];
+  const out = commandOutput(logFormat, secrets);
+  if (rootArg !== undefined && flags.notebookDir !== undefined && rootArg !== flags.notebookDir) {
+    out.complain('error', 'nbserve: give the root either as an argument or as --notebook-dir, not both\n');
+    return 2;
+  }
+  const hub = hubSettingsOrExit(flags, out);
   if (typeof hub === 'number') return hub;
   const { rootDir, hub: hubConfig, ...hubOptions } = hub ?? {};
   const options: ServeCommandOptions = hub ? { ...flags, ...hubOptions, openBrowser: false } : flags;
   const {
     openBrowser: wantBrowser = true,
     logLevel = 'warn',
+    logFormat: _format,
     token: tokenFlag,
     notebookDir,
     hubMode,
@@ -75,18 +105,25 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
     ...rest
   } = options;
   if (!isLogLevel(logLevel)) {
-    process.stderr.write(`nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
+    out.complain('error', `nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
     return 2;
   }
-  const logger = stderrLogger(logLevel);
-  const token = chooseToken(tokenFlag);
+  const { token, generated } = chooseToken(tokenFlag);
+  secrets.push(token, ...(hubConfig ? [hubConfig.apiToken] : []));
+  const logger = cliLogger({ level: logLevel, format: logFormat, secrets });
   const absoluteRoot = path.resolve(rootArg ?? notebookDir ?? rootDir ?? '.');
   const stat = await fs.stat(absoluteRoot).catch(() => null);
   if (!stat?.isDirectory()) {
-    process.stderr.write(`nbserve: the root ${absoluteRoot} is not a directory\n`);
+    out.complain('error', `nbserve: the root ${absoluteRoot} is not a directory\n`);
     return 2;
   }
-  if (token === '' && !hub) process.stderr.write(LOUD_WARNING);
+  if (token === '' && !hub) {
+    out.complain(
+      'warn',
+      LOUD_WARNING,
+      'Authentication is DISABLED (--token ""): anyone who can reach this server can read and write your files and run code as you',
+    );
+  }
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
@@ -99,9 +136,10 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
       root: absoluteRoot,
       token,
       logger,
+      ...(json ? { logKernelOutput: true } : {}),
     });
   } catch (error) {
-    process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 
@@ -132,7 +170,19 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
   // In hub mode the token is no way in (the hub is): print the plain URL.
   const tokenUrl = token === '' || hub ? running.url : `${running.url}?token=${token}`;
   const forWhom = hub ? ` for JupyterHub user ${hub.hub.user}` : '';
-  process.stdout.write(`nbserve is serving ${absoluteRoot}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`);
+  out.say(
+    `nbserve is serving ${absoluteRoot}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`,
+    'nbserve is serving',
+    {
+      root: absoluteRoot,
+      url: running.url,
+      ...(hub ? { hub_user: hub.hub.user } : {}),
+    },
+  );
+  if (json && generated && !hub) {
+    // A log collector is no place for a credential: the generated token is not printed.
+    logger.warn('A random token was generated and JSON logs never show it: set --token or $NBSERVE_TOKEN');
+  }
 
   let openFile: string | null = null;
   if (wantBrowser) {
@@ -148,6 +198,6 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
   process.off('SIGINT', onSigint);
   process.off('SIGTERM', onSigterm);
   if (openFile) await fs.rm(openFile, { force: true });
-  process.stdout.write('nbserve stopped.\n');
+  out.say('nbserve stopped.\n', 'nbserve stopped');
   return 0;
 }

@@ -5,7 +5,7 @@ import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { authenticateWithHub, startHubLogin } from './hub/browser.js';
 import { checkWebSocketOrigin } from './origin.js';
-import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
+import { isApiPath, isLegacyChannelSocket, isPublicPath, METRICS_PATH, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
 import { localRedirectTarget } from './safe-next.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
@@ -61,7 +61,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
     const { auth, hub, options } = c.get('services');
     const relPath = c.get('relPath');
     const method = c.req.method;
-    const api = isApiPath(relPath);
+    const metrics = relPath === METRICS_PATH;
+    const api = isApiPath(relPath) || metrics;
     const websocket = isWebSocketUpgrade(c);
     // In hub mode the hub alone says who may in; the local token, password and cookie do not count.
     const result = hub
@@ -83,7 +84,10 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
 
     // Old clients' first frame carries page cookies, never the hub's HttpOnly login cookie.
     const firstFrameAuth = !hub && websocket && isLegacyChannelSocket(relPath);
-    const isPublic = isPublicPath(relPath, method) || (hub !== null && relPath === hub.callbackRelPath);
+    const isPublic =
+      isPublicPath(relPath, method) ||
+      (hub !== null && relPath === hub.callbackRelPath) ||
+      (metrics && options.authenticateMetrics === false);
     if (result.via === 'none' && !isPublic && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {
         if (hub) return startHubLogin(c, hub, pathWithoutToken(c));

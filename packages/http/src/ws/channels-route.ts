@@ -15,7 +15,7 @@ const SESSION_ID = /^[\w.:@+-]{1,200}$/;
 export function registerChannelsRoute(app: Hono<NbserveEnv>): void {
   app.get('/api/kernels/:kernel_id/channels', async (c, next) => {
     const id = kernelIdParam(c);
-    const { kernels, channels } = c.get('services');
+    const { kernels, channels, metrics } = c.get('services');
     kernels.get(id); // 404 before the upgrade
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
       throw badRequest('Can "Upgrade" only to "WebSocket".');
@@ -27,6 +27,7 @@ export function registerChannelsRoute(app: Hono<NbserveEnv>): void {
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
         const raw = ws.raw as WebSocket;
+        metrics.trackWebSocket('kernel', raw);
         try {
           channels.connect(id, raw, sessionId);
         } catch {

@@ -124,7 +124,7 @@ function requireTokenOrXsrf(c: Ctx): void {
  */
 async function channelSocket(c: Ctx, next: Next, channel: LegacyChannel): Promise<Response | undefined> {
   const id = kernelIdParam(c);
-  const { kernels, auth } = c.get('services');
+  const { kernels, auth, metrics } = c.get('services');
   kernels.get(id); // 404 before the upgrade
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Can "Upgrade" only to "WebSocket".');
   const upgradeAuthenticated = c.get('authVia') !== 'none';
@@ -132,6 +132,7 @@ async function channelSocket(c: Ctx, next: Next, channel: LegacyChannel): Promis
   const adapter = legacyChannels(kernels);
   const handler = upgradeWebSocket(() => ({
     onOpen(_event, ws) {
+      metrics.trackWebSocket('legacy_kernel', ws.raw as WebSocket);
       adapter.accept(id, channel, ws.raw as WebSocket, async (frame) => {
         const credentials = parseLegacyCredentials(frame);
         if (!credentials) return { ok: false, sessionId: undefined };
