@@ -65,11 +65,6 @@ export class TerminalManager {
     }
   }
 
-  /** The pseudo-terminal implementation in use. */
-  get ptyName(): string {
-    return this.#options.pty.name;
-  }
-
   list(): TerminalModel[] {
     return [...this.#terminals.values()].map((t) => t.model());
   }

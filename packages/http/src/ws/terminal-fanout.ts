@@ -63,10 +63,6 @@ export class TerminalFanout {
     ];
   }
 
-  get connections(): number {
-    return this.#clients.size;
-  }
-
   /** Takes an accepted WebSocket: setup, then the scrollback, then live output. */
   attach(ws: WebSocket): void {
     if (this.#disposed) {

@@ -28,13 +28,6 @@ export class TerminalHub {
     fanout.attach(ws);
   }
 
-  /** Open terminal WebSockets. */
-  get connections(): number {
-    let n = 0;
-    for (const fanout of this.#fanouts.values()) n += fanout.connections;
-    return n;
-  }
-
   close(): void {
     for (const fanout of this.#fanouts.values()) fanout.dispose(1001, 'Server shutting down');
     this.#fanouts.clear();
