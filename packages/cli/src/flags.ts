@@ -1,3 +1,4 @@
+import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
 import { InvalidArgumentError } from 'commander';
 import * as v from 'valibot';
 
@@ -11,11 +12,9 @@ export interface FlagSpec {
   /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
   name: string;
   type: FlagType;
-  /** The serve option this flag sets. */
-  option: string;
+  /** The option this flag sets; `--help` and the docs print its default from `DEFAULTS` (or `COMPUTED_DEFAULTS`). */
+  option: keyof Defaults | keyof ComputedDefaults;
   description: string;
-  /** What `--help` shows as the default. */
-  defaultText?: string;
   /** For `integer`: the allowed range. */
   min?: number;
   max?: number;
@@ -32,7 +31,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 65535,
     valueName: 'port',
     description: 'port to listen on; 0 picks a free one',
-    defaultText: '8888',
   },
   {
     name: 'port-retries',
@@ -42,7 +40,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 1000,
     valueName: 'n',
     description: 'how many following ports to try when the port is busy; 0 fails at once',
-    defaultText: '50',
   },
   {
     name: 'ip',
@@ -50,7 +47,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'ip',
     valueName: 'address',
     description: 'interface to bind; anything but loopback exposes the server to the network',
-    defaultText: '127.0.0.1',
   },
   {
     name: 'token',
@@ -58,7 +54,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'token',
     valueName: 'token',
     description: 'auth token (also from $NBSERVE_TOKEN or $JUPYTER_TOKEN); "" disables authentication (dangerous)',
-    defaultText: 'random 48 hex characters',
   },
   {
     name: 'certfile',
@@ -66,7 +61,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'certfile',
     valueName: 'file',
     description: 'PEM certificate file; with --keyfile the server speaks HTTPS and WSS (cookies become Secure)',
-    defaultText: 'none (plain HTTP)',
   },
   {
     name: 'keyfile',
@@ -74,7 +68,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'keyfile',
     valueName: 'file',
     description: 'PEM private key file for --certfile',
-    defaultText: 'none',
   },
   {
     name: 'base-url',
@@ -82,21 +75,18 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'baseUrl',
     valueName: 'path',
     description: 'URL prefix of every route, e.g. /nb/',
-    defaultText: '/',
   },
   {
     name: 'browser',
     type: 'boolean',
     option: 'openBrowser',
     description: 'open the dashboard in a web browser at start (--no-browser: do not)',
-    defaultText: 'true',
   },
   {
     name: 'allow-hidden',
     type: 'boolean',
     option: 'allowHidden',
     description: 'list and serve hidden files (dot-files)',
-    defaultText: 'false',
   },
   {
     name: 'allow-origin',
@@ -104,7 +94,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'allowOrigin',
     valueName: 'origins',
     description: 'comma-separated origins allowed to call the API cross-origin, or * for any',
-    defaultText: 'none',
   },
   {
     name: 'allow-origin-pat',
@@ -112,14 +101,12 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'allowOriginPattern',
     valueName: 'regex',
     description: 'regular expression an allowed origin must match completely (it is anchored at both ends)',
-    defaultText: 'none',
   },
   {
     name: 'allow-remote-access',
     type: 'boolean',
     option: 'allowRemoteAccess',
     description: 'accept any Host header while bound to loopback (turns off the DNS-rebinding guard)',
-    defaultText: 'false',
   },
   {
     name: 'allowed-hosts',
@@ -127,7 +114,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'allowedHosts',
     valueName: 'hosts',
     description: 'comma-separated host names accepted besides localhost, 127.0.0.1 and ::1',
-    defaultText: 'none',
   },
   {
     name: 'max-body-size',
@@ -135,7 +121,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'maxBodySize',
     valueName: 'bytes',
     description: 'largest request body accepted; a number of bytes with an optional K, M or G suffix',
-    defaultText: '512M',
   },
   {
     name: 'max-copy-folder-size-mb',
@@ -145,14 +130,12 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 1_048_576,
     valueName: 'MB',
     description: 'largest directory a copy duplicates (total size of its files); a bigger one is refused with 400',
-    defaultText: '500',
   },
   {
     name: 'disable-check-xsrf',
     type: 'boolean',
     option: 'disableCheckXsrf',
     description: 'skip the XSRF check for cookie-authenticated requests (not recommended)',
-    defaultText: 'false',
   },
   {
     name: 'config-dir',
@@ -160,7 +143,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'configDir',
     valueName: 'dir',
     description: 'user configuration: nbserve_config.json (password) and nbconfig/ frontend settings',
-    defaultText: '$NBSERVE_CONFIG_DIR, $JUPYTER_CONFIG_DIR or ~/.nbserve',
   },
   {
     name: 'data-dir',
@@ -168,7 +150,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'dataDir',
     valueName: 'dir',
     description: 'persistent server data (the login cookie secret)',
-    defaultText: '$NBSERVE_DATA_DIR or ~/.local/share/nbserve',
   },
   {
     name: 'runtime-dir',
@@ -176,7 +157,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'runtimeDir',
     valueName: 'dir',
     description: 'runtime files (kernel connection files, the browser-open file)',
-    defaultText: '$JUPYTER_RUNTIME_DIR or $XDG_RUNTIME_DIR/nbserve',
   },
   {
     name: 'log-level',
@@ -184,7 +164,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'logLevel',
     valueName: 'level',
     description: 'debug or info (log every request), warn, error',
-    defaultText: 'warn',
   },
   {
     name: 'default-kernel-name',
@@ -192,7 +171,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'defaultKernelName',
     valueName: 'name',
     description: 'kernelspec started when a client names none',
-    defaultText: 'python3 when installed, else the first built-in kernel',
   },
   {
     name: 'kernel-info-timeout',
@@ -202,7 +180,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 3600,
     valueName: 'seconds',
     description: 'how long a starting kernel may take to answer kernel_info before the start fails',
-    defaultText: '60',
   },
   {
     name: 'cull-idle-timeout',
@@ -212,7 +189,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 31_536_000,
     valueName: 'seconds',
     description: 'shut kernels down after this many seconds without activity; 0 never',
-    defaultText: '0',
   },
   {
     name: 'cull-interval',
@@ -222,21 +198,18 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 86_400,
     valueName: 'seconds',
     description: 'how often to look for idle kernels to cull',
-    defaultText: '300',
   },
   {
     name: 'cull-connected',
     type: 'boolean',
     option: 'cullConnected',
     description: 'also cull idle kernels that still have open connections',
-    defaultText: 'false',
   },
   {
     name: 'cull-busy',
     type: 'boolean',
     option: 'cullBusy',
     description: 'also cull kernels that are busy',
-    defaultText: 'false',
   },
   {
     name: 'iopub-msg-rate-limit',
@@ -246,7 +219,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 100_000_000,
     valueName: 'msgs/s',
     description: 'iopub messages per second sent to one client before output is paused; 0 unlimited',
-    defaultText: '0',
   },
   {
     name: 'iopub-data-rate-limit',
@@ -256,7 +228,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 1_000_000_000_000,
     valueName: 'bytes/s',
     description: 'iopub stream bytes per second sent to one client before output is paused; 0 unlimited',
-    defaultText: '0',
   },
   {
     name: 'kernel-buffer-max-bytes',
@@ -264,7 +235,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'kernelBufferMaxBytes',
     valueName: 'bytes',
     description: 'kernel output kept per disconnected client for replay on reconnect (oldest dropped first)',
-    defaultText: '16M',
   },
   {
     name: 'kernel-buffer-max-age',
@@ -274,9 +244,37 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 86_400,
     valueName: 'seconds',
     description: 'how long kernel output is kept for a disconnected client',
-    defaultText: '300',
   },
 ];
+
+/** `bytes` as the size flags take it: `512M`, `16K`, or plain bytes when no unit divides it. */
+export function formatSize(bytes: number): string {
+  for (const [unit, size] of [
+    ['G', 1024 ** 3],
+    ['M', 1024 ** 2],
+    ['K', 1024],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
+/**
+ * The default of `flag` as `--help` and docs/configuration.md show it, read from `defaults` (a
+ * fixed value) or `computed` (a description); tests pass other tables.
+ */
+export function flagDefault(
+  flag: FlagSpec,
+  defaults: Defaults = DEFAULTS,
+  computed: ComputedDefaults = COMPUTED_DEFAULTS,
+): string {
+  if (flag.option in computed) return computed[flag.option as keyof ComputedDefaults];
+  const value: unknown = defaults[flag.option as keyof Defaults];
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  if (value === '') return 'none';
+  if (flag.type === 'size' && typeof value === 'number') return formatSize(value);
+  return String(value);
+}
 
 const BOOLEAN_VALUES: Record<string, boolean> = {
   true: true,

@@ -1,13 +1,13 @@
-import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
+import { DEFAULTS, type Defaults, defaultConfigDir, defaultDataDir } from '@nbserve/http';
 import { Command, Option } from 'commander';
 import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
-import { FLAGS, type FlagSpec, parseFlagValue } from './flags.js';
+import { FLAGS, type FlagSpec, flagDefault, parseFlagValue } from './flags.js';
 import { cliVersion } from './version.js';
 
-function addFlag(command: Command, flag: FlagSpec): void {
-  const help = flag.defaultText ? `${flag.description} (default: ${flag.defaultText})` : flag.description;
+function addFlag(command: Command, flag: FlagSpec, defaults: Defaults): void {
+  const help = `${flag.description} (default: ${flagDefault(flag, defaults)})`;
   if (flag.type === 'boolean') {
     command.addOption(new Option(`--${flag.name}`, help));
     command.addOption(new Option(`--no-${flag.name}`, `the opposite of --${flag.name}`));
@@ -33,8 +33,11 @@ function collectOptions(command: Command): Record<string, unknown> {
   return options;
 }
 
-/** The `nbserve` command: `nbserve [root]` serves, `nbserve password` sets the login password. */
-export function buildProgram(setExitCode: (code: number) => void): Command {
+/**
+ * The `nbserve` command: `nbserve [root]` serves, `nbserve password` sets the login password.
+ * `--help` prints the defaults of `defaults` (tests pass another table).
+ */
+export function buildProgram(setExitCode: (code: number) => void, defaults: Defaults = DEFAULTS): Command {
   const program = new Command('nbserve')
     .description('A fast, embeddable, Jupyter-compatible notebook server.')
     .version(cliVersion(), '-V, --version', 'print the version and exit')
@@ -44,7 +47,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .allowExcessArguments(false)
     // Subcommands have their own --config-dir; program flags must not swallow theirs.
     .enablePositionalOptions();
-  for (const flag of FLAGS) addFlag(program, flag);
+  for (const flag of FLAGS) addFlag(program, flag, defaults);
   program.addHelpText(
     'after',
     `

@@ -14,19 +14,19 @@ export { CONFIG_FILE, hashPassword, readUserConfig, storePasswordHash, verifyPas
 export { isApiPath, isPublicPath } from './auth/paths.js';
 export { safeNextPath } from './auth/safe-next.js';
 export { rotateSecret } from './auth/secret-file.js';
-export { redactUrl } from './middleware/request-log.js';
-export type { NbserveOptions } from './options.js';
 export {
-  DEFAULT_MAX_BODY_SIZE,
+  COMPUTED_DEFAULTS,
+  type ComputedDefaults,
+  DEFAULTS,
+  type Defaults,
   defaultConfigDir,
   defaultDataDir,
-  defaultLogger,
   defaultRuntimeDir,
   generateToken,
-  type Logger,
-  type OptionsInput,
-  resolveOptions,
-} from './options.js';
+} from './defaults.js';
+export { redactUrl } from './middleware/request-log.js';
+export type { NbserveOptions } from './options.js';
+export { defaultLogger, type Logger, type OptionsInput, resolveOptions } from './options.js';
 export {
   type AttachOptions,
   attachToServer,

@@ -25,6 +25,7 @@ import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
 import type { NbserveOptions } from './options.js';
+import { SOCKET_HIGH_WATER_BYTES, SOCKET_OVERFLOW_BYTES } from './ws/channel-socket.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
 /**
@@ -120,7 +121,7 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     allowHidden: options.allowHidden,
-    maxCopyFolderBytes: (options.maxCopyFolderSizeMb ?? 500) * 1024 * 1024,
+    maxCopyFolderBytes: options.maxCopyFolderSizeMb * 1024 * 1024,
     // Trust survives restarts: the secret and the signatures live in the data dir, as in Jupyter.
     notary: new NotebookNotary({
       secret: () => loadOrCreateSecret(path.join(options.dataDir, 'notebook_secret')),
@@ -184,28 +185,28 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     kernelspecs,
     provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }),
     rootDir: options.root,
-    kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
-    shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,
+    kernelInfoTimeoutMs: options.kernelInfoTimeout * 1000,
+    shutdownWaitMs: options.shutdownWaitTime * 1000,
     culling: {
-      idleTimeout: options.cullIdleTimeout ?? 0,
-      interval: options.cullInterval ?? 300,
-      connected: options.cullConnected ?? false,
-      busy: options.cullBusy ?? false,
+      idleTimeout: options.cullIdleTimeout,
+      interval: options.cullInterval,
+      connected: options.cullConnected,
+      busy: options.cullBusy,
     },
     warn,
   });
   const sessions = new SessionManager({ kernels });
   const channels = new ChannelsHub(kernels, {
-    pingIntervalMs: (options.wsPingInterval ?? 30) * 1000,
-    highWaterBytes: 4 * 1024 * 1024,
-    overflowBytes: 64 * 1024 * 1024,
+    pingIntervalMs: options.wsPingInterval * 1000,
+    highWaterBytes: SOCKET_HIGH_WATER_BYTES,
+    overflowBytes: SOCKET_OVERFLOW_BYTES,
     rateLimit: {
-      msgRate: options.iopubMsgRateLimit ?? 0,
-      dataRate: options.iopubDataRateLimit ?? 0,
-      windowSeconds: options.rateLimitWindow ?? 3,
+      msgRate: options.iopubMsgRateLimit,
+      dataRate: options.iopubDataRateLimit,
+      windowSeconds: options.rateLimitWindow,
     },
-    replayMaxBytes: options.kernelBufferMaxBytes ?? 16 * 1024 * 1024,
-    replayMaxAgeMs: (options.kernelBufferMaxAge ?? 300) * 1000,
+    replayMaxBytes: options.kernelBufferMaxBytes,
+    replayMaxAgeMs: options.kernelBufferMaxAge * 1000,
     warn,
     onActivity: () => activity.touch(),
   });

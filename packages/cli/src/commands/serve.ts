@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { generateToken, type ServeOptions, serve } from '@nbserve/http';
+import { DEFAULTS, generateToken, type ServeOptions, serve } from '@nbserve/http';
 import { isLogLevel, stderrLogger } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
 
@@ -41,7 +41,12 @@ async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<st
 
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
 export async function runServe(root: string, options: ServeCommandOptions): Promise<number> {
-  const { openBrowser: wantBrowser = true, logLevel = 'warn', token: tokenFlag, ...rest } = options;
+  const {
+    openBrowser: wantBrowser = DEFAULTS.openBrowser,
+    logLevel = DEFAULTS.logLevel,
+    token: tokenFlag,
+    ...rest
+  } = options;
   if (!isLogLevel(logLevel)) {
     process.stderr.write(`nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
     return 2;
