@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULTS, type Defaults, resolveOptions } from '@nbserve/http';
+import { DEFAULTS, type Defaults, type NbserveOptions, resolveOptions } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
 import { FLAGS, flagDefault } from '../src/flags.js';
 import { renderConfigurationDoc } from '../src/flags-doc.js';
@@ -27,11 +27,12 @@ function withChanged(key: keyof Defaults): Defaults {
 }
 
 const KEYS = Object.keys(DEFAULTS) as (keyof Defaults)[];
+const SERVER_KEYS = KEYS.filter((key): key is keyof Defaults & keyof NbserveOptions => !NOT_SERVER_OPTIONS.has(key));
 
 describe('one table of defaults: a change to an entry of DEFAULTS changes', () => {
   const root = os.tmpdir();
 
-  it.each(KEYS.filter((key) => !NOT_SERVER_OPTIONS.has(key)))('the resolved option %s', (key) => {
+  it.each(SERVER_KEYS)('the resolved option %s', (key) => {
     const table = withChanged(key);
     expect(resolveOptions({ root, token: '' })[key]).toEqual(DEFAULTS[key]);
     expect(resolveOptions({ root, token: '' }, table)[key]).toEqual(table[key]);

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { badRequest, NbserveError } from '../errors.js';
+import { badRequest, internalError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
 export type JsonObject = { [key: string]: unknown };
@@ -49,7 +49,7 @@ export class ConfigSections {
 
   private file(section: string): string {
     if (!SECTION_NAME.test(section) || section.includes('..')) {
-      throw badRequest(`Invalid config section name: ${JSON.stringify(section).slice(0, 80)}`, 'bad section');
+      throw badRequest(`Invalid config section name: ${JSON.stringify(section).slice(0, 80)}`, 'bad name');
     }
     return path.join(this.dir, `${section}.json`);
   }
@@ -61,7 +61,7 @@ export class ConfigSections {
       text = await fs.readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new NbserveError('internal', `Could not read config section ${section}`, { cause: error });
+      throw internalError(`Could not read config section ${section}`, { cause: error });
     }
     try {
       const parsed: unknown = JSON.parse(text);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import { badRequest, NbserveError, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { SpareBuffer } from '../util/spare-buffer.js';
 import { isWellFormedText } from '../util/unicode.js';
 import { decodeBase64Strict, encodeBase64Lines } from './base64.js';
@@ -374,8 +374,7 @@ export class ContentsManager {
 
   async #checkPrecondition(path: string, existing: StoreStat | null, expected: SavePrecondition): Promise<void> {
     if (expected.hash === undefined && expected.lastModified === undefined) return;
-    const changed = () =>
-      new NbserveError('conflict', `File changed on disk since it was loaded: ${path}`, { reason: 'changed on disk' });
+    const changed = () => conflict(`File changed on disk since it was loaded: ${path}`, 'changed on disk');
     if (existing?.kind !== 'file') throw changed();
     if (expected.lastModified !== undefined) {
       const expectedMicros = parseTimestampMicros(expected.lastModified);
@@ -456,7 +455,7 @@ export class ContentsManager {
           if (parent?.kind !== 'directory') throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
           path = to;
         } else {
-          throw new NbserveError('conflict', `File already exists: ${to}`);
+          throw conflict(`File already exists: ${to}`);
         }
         if (source.kind === 'directory') {
           if (path.startsWith(`${from}/`)) throw badRequest(`Cannot copy ${from} into itself`);
@@ -481,7 +480,7 @@ export class ContentsManager {
     if (from === '' || to === '') throw badRequest('Cannot rename the root directory');
     if (from === to) return this.get(to, { content: false });
     if ((await this.store.stat(from)) === null) throw notFound(`File or directory does not exist: ${from}`);
-    if ((await this.store.stat(to)) !== null) throw new NbserveError('conflict', `File already exists: ${to}`);
+    if ((await this.store.stat(to)) !== null) throw conflict(`File already exists: ${to}`);
     if (to.startsWith(`${from}/`)) throw badRequest(`Cannot move ${from} into itself`);
     if ((await this.store.stat(parentPath(to)))?.kind !== 'directory') {
       throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { NbserveError } from '../errors.js';
+import { type NbserveError, nbserveError } from '../errors.js';
 import { waitForConnectionFile } from './connection-file.js';
 import type { PidRegistry } from './pid-registry.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
@@ -62,7 +62,7 @@ export class LocalProvisioner implements KernelProvisioner {
     cause?: unknown,
     kind: 'internal' | 'unavailable' | 'timeout' = 'internal',
   ): NbserveError {
-    return new NbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
+    return nbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
       reason: 'kernel start failed',
       cause,
     });

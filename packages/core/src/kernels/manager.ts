@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NbserveError, notFound } from '../errors.js';
+import { conflict, gone, internalError, notFound, unavailable } from '../errors.js';
 import type { KernelSpecManager } from '../kernelspecs/manager.js';
 import { kernelNameToStart } from '../kernelspecs/spec.js';
 import { Kernel } from './kernel.js';
@@ -122,7 +122,7 @@ export class KernelManager {
   }
 
   async #start(options: StartKernelOptions): Promise<Kernel> {
-    if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
+    if (this.#closed) throw unavailable('The server is shutting down');
     if (options.kernelId) {
       const existing = this.#kernels.get(options.kernelId);
       if (existing) return existing;
@@ -158,7 +158,7 @@ export class KernelManager {
       kernel.detach();
       await kernel.process?.kill();
       kernel.dispose();
-      throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
+      throw gone(`Kernel ${kernel.id} was shut down while starting`);
     }
     return kernel;
   }
@@ -199,7 +199,7 @@ export class KernelManager {
   async restart(id: string): Promise<Kernel> {
     const kernel = this.get(id);
     const tracking = this.#tracking.get(id);
-    if (!tracking || tracking.expectingExit) throw new NbserveError('conflict', `Kernel ${id} is already restarting`);
+    if (!tracking || tracking.expectingExit) throw conflict(`Kernel ${id} is already restarting`);
     tracking.expectingExit = true;
     try {
       await this.#stopProcess(kernel, true);
@@ -208,7 +208,7 @@ export class KernelManager {
       tracking.failures = 0;
     } catch (error) {
       this.#remove(kernel, 'dead');
-      throw new NbserveError('internal', `Exception restarting kernel: ${(error as Error).message}`, { cause: error });
+      throw internalError(`Exception restarting kernel: ${(error as Error).message}`, { cause: error });
     } finally {
       tracking.expectingExit = false;
     }
