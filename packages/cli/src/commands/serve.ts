@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { escapeHtml } from '@nbserve/core';
 import { DEFAULTS, generateToken, type ServeOptions, serve } from '@nbserve/http';
 import { isLogLevel, stderrLogger } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
@@ -33,7 +34,7 @@ function chooseToken(flag: string | undefined): string {
 async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<string> {
   await fs.mkdir(runtimeDir, { recursive: true, mode: 0o700 });
   const file = path.join(runtimeDir, `nbserve-${process.pid}-open.html`);
-  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const escaped = escapeHtml(url);
   const html = `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escaped}"></head><body><a href="${escaped}">Open nbserve</a></body></html>\n`;
   await fs.writeFile(file, html, { mode: 0o600 });
   return file;
