@@ -1,5 +1,6 @@
 import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
-import { type FlagSpec, flagDefault, formatSize } from './flags.js';
+import { flagDefault, formatSize } from './flag-help.js';
+import type { FlagSpec } from './flags.js';
 
 export const DOC_START = '<!-- flags:start (generated from packages/cli/src/flags.ts by `pnpm docs:flags`) -->';
 export const DOC_END = '<!-- flags:end -->';

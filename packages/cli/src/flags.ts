@@ -1,4 +1,4 @@
-import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
+import type { ComputedDefaults, Defaults } from '@nbserve/http';
 import { InvalidArgumentError } from 'commander';
 import * as v from 'valibot';
 
@@ -12,8 +12,11 @@ export interface FlagSpec {
   /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
   name: string;
   type: FlagType;
-  /** The option this flag sets; `--help` and the docs print its default from `DEFAULTS` (or `COMPUTED_DEFAULTS`). */
-  option: keyof Defaults | keyof ComputedDefaults;
+  /**
+   * The option this flag sets, a key of `DEFAULTS` or `COMPUTED_DEFAULTS` of @nbserve/http, where
+   * `--help` and the docs read its default (flag-help.ts).
+   */
+  option: string;
   description: string;
   /** For `integer`: the allowed range. */
   min?: number;
@@ -21,6 +24,9 @@ export interface FlagSpec {
   /** Placeholder in `--help`, e.g. `<port>`. */
   valueName?: string;
 }
+
+/** A flag whose option has a default in @nbserve/http's tables (checked when compiling, not in the types we ship). */
+type DefaultedFlag = FlagSpec & { option: keyof Defaults | keyof ComputedDefaults };
 
 export const FLAGS: readonly FlagSpec[] = [
   {
@@ -245,36 +251,7 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'seconds',
     description: 'how long kernel output is kept for a disconnected client',
   },
-];
-
-/** `bytes` as the size flags take it: `512M`, `16K`, or plain bytes when no unit divides it. */
-export function formatSize(bytes: number): string {
-  for (const [unit, size] of [
-    ['G', 1024 ** 3],
-    ['M', 1024 ** 2],
-    ['K', 1024],
-  ] as const) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
-  }
-  return String(bytes);
-}
-
-/**
- * The default of `flag` as `--help` and docs/configuration.md show it, read from `defaults` (a
- * fixed value) or `computed` (a description); tests pass other tables.
- */
-export function flagDefault(
-  flag: FlagSpec,
-  defaults: Defaults = DEFAULTS,
-  computed: ComputedDefaults = COMPUTED_DEFAULTS,
-): string {
-  if (flag.option in computed) return computed[flag.option as keyof ComputedDefaults];
-  const value: unknown = defaults[flag.option as keyof Defaults];
-  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
-  if (value === '') return 'none';
-  if (flag.type === 'size' && typeof value === 'number') return formatSize(value);
-  return String(value);
-}
+] satisfies readonly DefaultedFlag[];
 
 const BOOLEAN_VALUES: Record<string, boolean> = {
   true: true,

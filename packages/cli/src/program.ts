@@ -1,26 +1,11 @@
-import { DEFAULTS, type Defaults, defaultConfigDir, defaultDataDir } from '@nbserve/http';
-import { Command, Option } from 'commander';
+import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
+import { Command } from 'commander';
 import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
-import { FLAGS, type FlagSpec, flagDefault, parseFlagValue } from './flags.js';
+import { addFlag } from './flag-help.js';
+import { FLAGS } from './flags.js';
 import { cliVersion } from './version.js';
-
-function addFlag(command: Command, flag: FlagSpec, defaults: Defaults): void {
-  const help = `${flag.description} (default: ${flagDefault(flag, defaults)})`;
-  if (flag.type === 'boolean') {
-    command.addOption(new Option(`--${flag.name}`, help));
-    command.addOption(new Option(`--no-${flag.name}`, `the opposite of --${flag.name}`));
-    return;
-  }
-  const option = new Option(`--${flag.name} <${flag.valueName ?? 'value'}>`, help);
-  option.argParser((raw: string, previous: unknown) => {
-    const value = parseFlagValue(flag, raw);
-    // A list flag may be repeated: --allow-origin a --allow-origin b.
-    return flag.type === 'list' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value;
-  });
-  command.addOption(option);
-}
 
 /** The serve options the flags given on the command line set, keyed by option name. */
 function collectOptions(command: Command): Record<string, unknown> {
@@ -33,11 +18,8 @@ function collectOptions(command: Command): Record<string, unknown> {
   return options;
 }
 
-/**
- * The `nbserve` command: `nbserve [root]` serves, `nbserve password` sets the login password.
- * `--help` prints the defaults of `defaults` (tests pass another table).
- */
-export function buildProgram(setExitCode: (code: number) => void, defaults: Defaults = DEFAULTS): Command {
+/** The `nbserve` command: `nbserve [root]` serves, `nbserve password` sets the login password. */
+export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command('nbserve')
     .description('A fast, embeddable, Jupyter-compatible notebook server.')
     .version(cliVersion(), '-V, --version', 'print the version and exit')
@@ -47,7 +29,7 @@ export function buildProgram(setExitCode: (code: number) => void, defaults: Defa
     .allowExcessArguments(false)
     // Subcommands have their own --config-dir; program flags must not swallow theirs.
     .enablePositionalOptions();
-  for (const flag of FLAGS) addFlag(program, flag, defaults);
+  for (const flag of FLAGS) addFlag(program, flag);
   program.addHelpText(
     'after',
     `

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DEFAULTS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
-import { FLAGS, flagDefault } from '../src/flags.js';
+import { flagDefault } from '../src/flag-help.js';
+import { FLAGS } from '../src/flags.js';
 import {
   DEFAULTS_END,
   DEFAULTS_START,
