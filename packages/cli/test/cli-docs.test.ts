@@ -54,6 +54,7 @@ const MENTIONS: readonly [file: string, text: string][] = [
     `\`rateLimitWindow\` ${DEFAULTS.rateLimitWindow} s): off by default (${DEFAULTS.iopubMsgRateLimit})`,
   ],
   ['docs/security.md', `\`--max-body-size\` (${DEFAULTS.maxBodySize / MiB} MiB)`],
+  ['docs/gateway.md', `did not answer within ${DEFAULTS.gatewayRequestTimeout} s\` — the request timeout`],
 ];
 
 describe('docs/configuration.md', () => {
@@ -109,9 +110,8 @@ describe('defaults stated in prose', () => {
     expect(await read(file)).toContain(text);
   });
 
-  it("README's flag table gives the defaults DEFAULTS has", async () => {
-    const readme = await read('README.md');
-    const rows = readme.split('\n').filter((line) => line.startsWith('| `--'));
+  it.each(['README.md', 'docs/gateway.md'])("%s's flag table gives the defaults DEFAULTS has", async (file) => {
+    const rows = (await read(file)).split('\n').filter((line) => line.startsWith('| `--'));
     let checked = 0;
     for (const row of rows) {
       const [flagCell, defaultCell] = row
@@ -126,6 +126,6 @@ describe('defaults stated in prose', () => {
       expect(defaultCell?.replace(/`/g, ''), row).toBe(flagDefault(flag));
       checked++;
     }
-    expect(checked).toBeGreaterThanOrEqual(5);
+    expect(checked).toBeGreaterThanOrEqual(2);
   });
 });

@@ -35,6 +35,7 @@ export const ERROR_REASONS = [
   'changed on disk', // a save conflicting with a change on disk since the file was loaded
   'kernel start failed', // the kernel process did not start, died or did not answer in time
   'ipcluster not installed', // ipyparallel's `ipcluster` is not available
+  'gateway error', // the Kernel or Enterprise Gateway failed, refused or could not be reached
 ] as const;
 
 export type ErrorReason = (typeof ERROR_REASONS)[number];

@@ -47,6 +47,10 @@ const defaults = {
   kernelBufferMaxAge: 300,
   /** Seconds; 0 = no pings. */
   wsPingInterval: 30,
+  /** Seconds, as jupyter_server's `GatewayClient.request_timeout`. */
+  gatewayRequestTimeout: 42,
+  /** Names of variables forwarded to gateway kernels besides every `KERNEL_*`. */
+  gatewayEnv: [] as readonly string[],
 };
 
 /** The type of `DEFAULTS`, for a table with other values (tests, embedders with their own defaults). */
@@ -73,6 +77,9 @@ export const COMPUTED_DEFAULTS = Object.freeze({
   dataDir: '$NBSERVE_DATA_DIR, $XDG_DATA_HOME/nbserve or ~/.local/share/nbserve',
   runtimeDir: '$NBSERVE_RUNTIME_DIR, $JUPYTER_RUNTIME_DIR, $XDG_RUNTIME_DIR/nbserve or <data dir>/runtime',
   defaultKernelName: 'python3 when installed, else the first built-in kernel',
+  gatewayUrl: '$JUPYTER_GATEWAY_URL, else none (local kernels)',
+  gatewayAuthToken: '$JUPYTER_GATEWAY_AUTH_TOKEN, else none',
+  gatewayHeaders: 'none',
 });
 
 export type ComputedDefaults = typeof COMPUTED_DEFAULTS;

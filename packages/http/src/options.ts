@@ -91,6 +91,19 @@ export interface NbserveOptions {
   kernelBufferMaxAge: number;
   /** Seconds between WebSocket pings on kernel channels; 0 = off. */
   wsPingInterval: number;
+  /**
+   * A Kernel or Enterprise Gateway (http or https URL) that runs every kernel instead of this
+   * machine: kernelspecs and kernels come from it, channels are proxied (docs/gateway.md).
+   */
+  gatewayUrl?: string;
+  /** Sent to the gateway as `Authorization: token <token>`. */
+  gatewayAuthToken?: string;
+  /** Extra headers on every gateway request and WebSocket handshake. */
+  gatewayHeaders?: Readonly<Record<string, string>>;
+  /** Seconds a gateway request may take. */
+  gatewayRequestTimeout: number;
+  /** Variables of the server's environment forwarded at kernel start besides every `KERNEL_*`. */
+  gatewayEnv: readonly string[];
 }
 
 /** A sink for log lines. Every line the server emits has secrets redacted first. */
@@ -145,6 +158,8 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     kernelBufferMaxBytes: input.kernelBufferMaxBytes ?? defaults.kernelBufferMaxBytes,
     kernelBufferMaxAge: input.kernelBufferMaxAge ?? defaults.kernelBufferMaxAge,
     wsPingInterval: input.wsPingInterval ?? defaults.wsPingInterval,
+    gatewayRequestTimeout: input.gatewayRequestTimeout ?? defaults.gatewayRequestTimeout,
+    gatewayEnv: input.gatewayEnv ?? defaults.gatewayEnv,
   };
 }
 

@@ -9,6 +9,8 @@ export interface ServeCommandOptions extends Record<string, unknown> {
   openBrowser?: boolean;
   logLevel?: string;
   token?: string;
+  gatewayUrl?: string;
+  gatewayAuthToken?: string;
 }
 
 const LOUD_WARNING = `
@@ -46,6 +48,9 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
     openBrowser: wantBrowser = DEFAULTS.openBrowser,
     logLevel = DEFAULTS.logLevel,
     token: tokenFlag,
+    // As jupyter_server's GatewayClient, the gateway may be given by the environment (a spawner's, say).
+    gatewayUrl = process.env.JUPYTER_GATEWAY_URL || undefined,
+    gatewayAuthToken = process.env.JUPYTER_GATEWAY_AUTH_TOKEN || undefined,
     ...rest
   } = options;
   if (!isLogLevel(logLevel)) {
@@ -64,7 +69,14 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
-    running = await serve({ ...(rest as Partial<ServeOptions>), root: absoluteRoot, token, logger });
+    running = await serve({
+      ...(rest as Partial<ServeOptions>),
+      ...(gatewayUrl ? { gatewayUrl } : {}),
+      ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
+      root: absoluteRoot,
+      token,
+      logger,
+    });
   } catch (error) {
     process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
