@@ -23,6 +23,11 @@ export function flagDefault(
   defaults: Defaults = DEFAULTS,
   computed: ComputedDefaults = COMPUTED_DEFAULTS,
 ): string {
+  const value = defaultValue(flag, defaults, computed);
+  return flag.defaultNote ? `${value} (${flag.defaultNote})` : value;
+}
+
+function defaultValue(flag: FlagSpec, defaults: Defaults, computed: ComputedDefaults): string {
   if (Object.hasOwn(computed, flag.option)) return computed[flag.option as keyof ComputedDefaults];
   if (!Object.hasOwn(defaults, flag.option)) throw new Error(`--${flag.name}: no default for ${flag.option}`);
   const value: unknown = defaults[flag.option as keyof Defaults];

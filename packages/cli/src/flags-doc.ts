@@ -9,8 +9,10 @@ export const DEFAULTS_START =
 export const DEFAULTS_END = '<!-- defaults:end -->';
 
 function flagCell(flag: FlagSpec): string {
-  if (flag.type === 'boolean') return `\`--${flag.name}\` / \`--no-${flag.name}\``;
-  return `\`--${flag.name} <${flag.valueName ?? 'value'}>\``;
+  const also = (flag.aliases ?? []).map((a) => `\`--${a.name}\``).join(', ');
+  const suffix = also ? ` (also ${also})` : '';
+  if (flag.type === 'boolean') return `\`--${flag.name}\` / \`--no-${flag.name}\`${suffix}`;
+  return `\`--${flag.name} <${flag.valueName ?? 'value'}>\`${suffix}`;
 }
 
 function escapeCell(text: string): string {

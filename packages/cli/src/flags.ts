@@ -24,6 +24,16 @@ export interface FlagSpec {
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
   valueName?: string;
+  /** When something else than the default applies, e.g. in hub mode; `--help` shows it after the default. */
+  defaultNote?: string;
+  /** Other spellings, as JupyterHub spawners pass them (`--debug` is `--log-level=debug`). */
+  aliases?: readonly FlagAlias[];
+}
+
+/** `--<name>` read as this flag; with `value` the alias takes no value of its own. */
+export interface FlagAlias {
+  name: string;
+  value?: string;
 }
 
 /** A flag whose option has a default in @nbserve/http's tables (checked when compiling, not in the types we ship). */
@@ -82,6 +92,36 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'baseUrl',
     valueName: 'path',
     description: 'URL prefix of every route, e.g. /nb/',
+  },
+  {
+    name: 'notebook-dir',
+    type: 'string',
+    option: 'notebookDir',
+    valueName: 'dir',
+    description: 'directory to serve, the same as the root argument (as JupyterHub spawners pass it)',
+  },
+  {
+    name: 'default-url',
+    type: 'string',
+    option: 'defaultUrl',
+    valueName: 'path',
+    description: 'where GET / goes, relative to the base URL',
+    defaultNote: '$JUPYTERHUB_DEFAULT_URL in hub mode',
+    aliases: [{ name: 'SingleUserNotebookApp.default_url' }],
+  },
+  {
+    name: 'hub',
+    type: 'boolean',
+    option: 'hubMode',
+    description:
+      'run as a JupyterHub single-user server: hub OAuth login and tokens, activity reports (--no-hub: never)',
+  },
+  {
+    name: 'disable-user-config',
+    type: 'boolean',
+    option: 'disableUserConfig',
+    description: "ignore the config dir's nbserve_config.json (the login password)",
+    defaultNote: '$JUPYTERHUB_DISABLE_USER_CONFIG in hub mode',
   },
   {
     name: 'browser',
@@ -170,7 +210,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     option: 'logLevel',
     valueName: 'level',
-    description: 'debug or info (log every request), warn, error',
+    description: 'debug or info (log every request), warn, error; --debug is --log-level=debug',
+    defaultNote: 'debug when $JUPYTERHUB_DEBUG is set in hub mode',
+    aliases: [{ name: 'debug', value: 'debug' }],
   },
   {
     name: 'default-kernel-name',
@@ -293,45 +335,6 @@ export const FLAGS: readonly FlagSpec[] = [
       'environment variables forwarded to gateway kernels besides every KERNEL_*; comma-separated or repeated',
   },
 ] satisfies readonly DefaultedFlag[];
-
-const BOOLEAN_VALUES: Record<string, boolean> = {
-  true: true,
-  yes: true,
-  '1': true,
-  false: false,
-  no: false,
-  '0': false,
-};
-
-/**
- * Commander only takes `--flag=value` for flags with values; rewrite `--x=true|false` (also yes/no,
- * 1/0) of boolean flags into `--x` / `--no-x` so every flag accepts the `=value` form.
- */
-export function normalizeBooleanArgs(argv: readonly string[], flags: readonly FlagSpec[] = FLAGS): string[] {
-  const booleans = new Set(flags.filter((f) => f.type === 'boolean').map((f) => f.name));
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    const match = /^--(no-)?([a-z][a-z0-9-]*)=(.*)$/s.exec(arg);
-    if (match && booleans.has(match[2] as string)) {
-      const value = BOOLEAN_VALUES[(match[3] ?? '').toLowerCase()];
-      if (value === undefined) {
-        throw new InvalidArgumentError(
-          `--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`,
-        );
-      }
-      const on = match[1] ? !value : value;
-      out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
-    } else {
-      out.push(arg);
-    }
-  }
-  return out;
-}
 
 function fail(flag: FlagSpec, message: string): never {
   throw new InvalidArgumentError(`--${flag.name}: ${message}`);

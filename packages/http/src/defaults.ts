@@ -11,6 +11,9 @@ const defaults = {
   portRetries: 50,
   ip: '127.0.0.1',
   baseUrl: '/',
+  /** Where `GET /` goes, relative to the base URL. */
+  defaultUrl: '/tree',
+  disableUserConfig: false,
   /** The `nbserve` command opens the dashboard in a browser at start. */
   openBrowser: true,
   /** The `nbserve` command's log level: `debug`, `info`, `warn` or `error`. */
@@ -80,6 +83,8 @@ export const COMPUTED_DEFAULTS = Object.freeze({
   gatewayUrl: '$JUPYTER_GATEWAY_URL, else none (local kernels)',
   gatewayAuthToken: '$JUPYTER_GATEWAY_AUTH_TOKEN, else none',
   gatewayHeaders: 'none',
+  notebookDir: 'the root argument, else $JUPYTERHUB_ROOT_DIR in hub mode, else the current directory',
+  hubMode: 'on when $JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN are set',
 });
 
 export type ComputedDefaults = typeof COMPUTED_DEFAULTS;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
+import type { HubConfig } from './auth/hub/config.js';
 import { decodeLikeRouter } from './base-url.js';
 import {
   DEFAULTS,
@@ -91,6 +92,15 @@ export interface NbserveOptions {
   kernelBufferMaxAge: number;
   /** Seconds between WebSocket pings on kernel channels; 0 = off. */
   wsPingInterval: number;
+  /** Where `GET /` goes, relative to the base URL (`/tree`, `/notebooks/x.ipynb`). */
+  defaultUrl: string;
+  /** Ignore the user's configuration file (`nbserve_config.json`, the login password). */
+  disableUserConfig: boolean;
+  /**
+   * Run as a JupyterHub single-user server: the hub's OAuth login and tokens replace the local
+   * token and password, and activity is reported to the hub (`hubConfigFromEnv()` reads it).
+   */
+  hub?: HubConfig;
   /**
    * A Kernel or Enterprise Gateway (http or https URL) that runs every kernel instead of this
    * machine: kernelspecs and kernels come from it, channels are proxied (docs/gateway.md).
@@ -158,6 +168,8 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     kernelBufferMaxBytes: input.kernelBufferMaxBytes ?? defaults.kernelBufferMaxBytes,
     kernelBufferMaxAge: input.kernelBufferMaxAge ?? defaults.kernelBufferMaxAge,
     wsPingInterval: input.wsPingInterval ?? defaults.wsPingInterval,
+    defaultUrl: input.defaultUrl ?? defaults.defaultUrl,
+    disableUserConfig: input.disableUserConfig ?? defaults.disableUserConfig,
     gatewayRequestTimeout: input.gatewayRequestTimeout ?? defaults.gatewayRequestTimeout,
     gatewayEnv: input.gatewayEnv ?? defaults.gatewayEnv,
   };
