@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import * as v from 'valibot';
 import { badRequest } from '../../errors.js';
+import { isObject } from '../../util/is-object.js';
 import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
 import { parseJson } from './parse-json.js';
@@ -88,8 +89,7 @@ export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   }
   // As nbformat.reads: transient keys go before the upgrade, which then records orig_nbformat
   // (JupyterLab tells the user the notebook was converted from v3 when it sees it).
-  const stripped =
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? stripTransient(value as Json) : value;
+  const stripped = isObject(value) ? stripTransient(value) : value;
   return toNotebookV4(stripped, `Unreadable Notebook: ${path}`);
 }
 
