@@ -16,7 +16,7 @@ const program = buildProgram(() => {})
   .replace(/\s+/g, ' ');
 
 /** The entries of DEFAULTS only the listener (`serve()`) and the `nbserve` command read. */
-const NOT_SERVER_OPTIONS = new Set(['port', 'portRetries', 'openBrowser', 'logLevel']);
+const NOT_SERVER_OPTIONS = new Set(['port', 'portRetries', 'openBrowser', 'logLevel', 'logFormat']);
 
 /** A value of the same type as `value` that differs from it. */
 function changed(key: string, value: unknown): unknown {

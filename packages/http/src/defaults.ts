@@ -67,8 +67,8 @@ export type Defaults = Readonly<typeof defaults>;
  * Every default of nbserve's settings that is one fixed value, in one table (fastify's
  * `defaultInitOptions` is the model): `resolveOptions` fills the options left out from it,
  * `serve()` its port, and the `nbserve` command's `--help` and docs/configuration.md print it.
- * Keys are option names (`NbserveOptions`, `ListenOptions`, and the command's `openBrowser` and
- * `logLevel`), in the options' units: seconds, bytes, MB.
+ * Keys are option names (`NbserveOptions`, `ListenOptions`, and the command's `openBrowser`,
+ * `logLevel` and `logFormat`), in the options' units: seconds, bytes, MB.
  */
 export const DEFAULTS: Defaults = Object.freeze(defaults);
 
