@@ -2,11 +2,12 @@
  * The ZeroMQ bridge of a gateway kernel on its own: a client that reopens its sockets under the
  * same routing id (as a KernelClient re-attaching) still reaches the gateway and gets its replies.
  */
-import type { Dealer } from 'zeromq';
+
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Dealer } from 'zeromq';
 import { ZmqBridge } from '../src/gateway/bridge.js';
-import { zmq } from '../src/kernels/zmq.js';
 import { protocol } from '../src/index.js';
+import { zmq } from '../src/kernels/zmq.js';
 
 let bridge: ZmqBridge | undefined;
 const dealers: Dealer[] = [];
