@@ -340,8 +340,11 @@ export class Kernel implements ClientHost {
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
     this.#closeOwnSocket('shell');
     // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
+    // After a restart a gateway does in place, clients are still attached to the same bridge
+    // ports: reopening their sockets under the same routing id would make the bridge's ROUTER
+    // ignore the new connection (a duplicate identity), so attached clients are left alone.
     const info = this.#connection;
-    if (info && this.#process === process) {
+    if (info && this.#process === process && !this.#clientsOpen) {
       this.#clientsOpen = true;
       for (const client of this.#clients) client.attach(info);
     }
