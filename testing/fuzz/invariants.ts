@@ -1,0 +1,34 @@
+import { isJsonType, liveMarkup } from './markup.js';
+
+/** What came back for one request, as the checks need it. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+}
+
+/** A stack frame or a source path in an answer: internals nbserve must never show. */
+const INTERNALS = /\n\s+at [\w.<>]+ \(|node_modules\/|\/packages\/(core|http)\/src\//;
+
+/**
+ * The checks on one answer alone: no 5xx, no live markup from the request in a body a browser
+ * could render or in a header, no stack trace, no token. Returns what is wrong, or [].
+ */
+export function checkAnswer(answer: Answer, token: string): string[] {
+  const problems: string[] = [];
+  if (answer.status >= 500) problems.push(`status ${answer.status}`);
+  const text = answer.body.toString('utf8');
+  if (!isJsonType(answer.headers.get('content-type'))) {
+    const live = liveMarkup(text);
+    if (live) problems.push(`the body (${answer.headers.get('content-type')}) echoes live markup: ${live}`);
+  }
+  for (const [name, value] of answer.headers) {
+    if (name === 'content-security-policy') continue;
+    if (/[<>]/.test(value) && /fz\d/.test(value)) problems.push(`header ${name} echoes markup: ${value.slice(0, 200)}`);
+  }
+  if (INTERNALS.test(text)) problems.push(`the body shows internals: ${INTERNALS.exec(text)?.[0]}`);
+  if (text.includes(token)) problems.push('the body carries the token');
+  for (const [name, value] of answer.headers)
+    if (value.includes(token)) problems.push(`header ${name} carries the token`);
+  return problems;
+}
