@@ -135,7 +135,7 @@ function damage(rng: Rng, text: string): Buffer {
 
 /** Nesting deeper than any recursive walker's stack: built as text, not through JSON.stringify. */
 function deepJson(rng: Rng): string {
-  const depth = rng.pick([10_000, 100_000, 1_000_000]);
+  const depth = rng.pick([5_000, 20_000, 100_000]);
   const deep = rng.chance(0.5)
     ? `${'['.repeat(depth)}${']'.repeat(depth)}`
     : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;

@@ -89,7 +89,20 @@ export function jsonFrame(rng: Rng): WsFrame {
       },
     ],
     [1, () => ({ data: rng.bytes(rng.between(0, 300)), binary: rng.chance(0.8) })],
+    [
+      1,
+      () => ({
+        data: Buffer.from(jsonText(rng).replace('"content":{', `"content":{"deep":${deepJson(rng)},`)),
+        binary: false,
+      }),
+    ],
   ])();
+}
+
+/** Nesting deep enough to overflow a recursive walker (JSON.stringify gives up near 10,000 levels). */
+function deepJson(rng: Rng): string {
+  const depth = rng.pick([2_000, 20_000, 100_000]);
+  return rng.chance(0.5) ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /** A frame for a socket that negotiated `v1.kernel.websocket.jupyter.org`. */
@@ -140,6 +153,13 @@ export function legacyFrame(rng: Rng): WsFrame {
     [1, () => ({ data: Buffer.from(rng.pick(['', '{}', 'null', '[1]', '{"header":null}'])), binary: false })],
     [1, () => ({ data: rng.bytes(rng.between(1, 200)), binary: true })],
     [1, () => ({ data: Buffer.from('z'.repeat(rng.pick([9000, 1_000_000]))), binary: false })],
+    [
+      1,
+      () => ({
+        data: Buffer.from(JSON.stringify(v4).replace('"content":{', `"content":{"deep":${deepJson(rng)},`)),
+        binary: false,
+      }),
+    ],
   ])();
 }
 
