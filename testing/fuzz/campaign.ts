@@ -74,7 +74,7 @@ export async function runCampaign(fz: FuzzServer, seed: number, requests: number
       }
       if (answer) {
         result.statuses[answer.status] = (result.statuses[answer.status] ?? 0) + 1;
-        problems.push(...checkAnswer(answer, server.token));
+        problems.push(...checkAnswer(answer, server.token, request.target.includes(server.token)));
         refused = (answer.status >= 400 && answer.status < 500) || ANONYMOUS.has(request.credential);
       }
     }

@@ -12,9 +12,12 @@ const INTERNALS = /\n\s+at [\w.<>]+ \(|node_modules\/|\/packages\/(core|http)\/s
 
 /**
  * The checks on one answer alone: no 5xx, no live markup from the request in a body a browser
- * could render or in a header, no stack trace, no token. Returns what is wrong, or [].
+ * could render or in a header, no stack trace, no token. One exception for the token: a request
+ * that carried it in its own query string may be redirected to another path of this server with
+ * that query (`/api/notebooks?token=` -> `/api/contents?token=`), or the client could not follow.
+ * Returns what is wrong, or [].
  */
-export function checkAnswer(answer: Answer, token: string): string[] {
+export function checkAnswer(answer: Answer, token: string, queryToken: boolean): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`status ${answer.status}`);
   const text = answer.body.toString('utf8');
