@@ -33,8 +33,8 @@ function oddValue(rng: Rng): unknown {
     [3, () => `${RAW}${rng.int(RAW_VALUES.length)}`],
     [2, () => rng.pick(MARKUP_PAYLOADS)],
     [1, () => rng.pick(['\ud800', '\udfff', 'a\ud800b', '\u0000', '\u2028\u2029', '\ufeff'])],
-    [1, () => 'x'.repeat(rng.pick([70_000, 1_000_000]))],
-    [1, () => nest(rng.pick([50, 1000, 5000, 50_000]), rng.chance(0.5))],
+    [1, () => 'x'.repeat(rng.pick([70_000, 70_000, 70_000, 1_000_000]))],
+    [1, () => nest(rng.pick([50, 1000, 6000]), rng.chance(0.5))],
   ])();
 }
 
@@ -135,7 +135,7 @@ function damage(rng: Rng, text: string): Buffer {
 
 /** Nesting deeper than any recursive walker's stack: built as text, not through JSON.stringify. */
 function deepJson(rng: Rng): string {
-  const depth = rng.pick([5_000, 20_000, 100_000]);
+  const depth = rng.pick([2_000, 6_000, 12_000]);
   const deep = rng.chance(0.5)
     ? `${'['.repeat(depth)}${']'.repeat(depth)}`
     : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;

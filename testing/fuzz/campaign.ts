@@ -2,12 +2,16 @@ import { requestOverSocket } from '../http-client.js';
 import { ANONYMOUS } from './credentials.js';
 import type { FuzzServer } from './fuzz-server.js';
 import { type Answer, checkAnswer } from './invariants.js';
+import { Liveness } from './liveness.js';
 import { describeRequest, makeRequest } from './request.js';
 import { Rng } from './rng.js';
 import { changes, snapshot } from './snapshot.js';
 import { describeSocket, planSocket, runSocket } from './ws-session.js';
 
-/** The root is laid out afresh this often, so deletes and renames leave something to hit. */
+/**
+ * The root is laid out afresh this often, so deletes and renames leave something to hit; a fuzz
+ * kernel or session a request ended comes back then too (not at once: a kernel start costs a second).
+ */
 const RESET_EVERY = 50;
 
 /** What one seed did, and the first thing that went wrong (the run stops there). */
@@ -31,10 +35,11 @@ export async function runCampaign(fz: FuzzServer, seed: number, requests: number
   const result: CampaignResult = { seed, steps: 0, http: 0, sockets: 0, statuses: {}, failure: undefined };
   const sentinelBefore = snapshot(fz.sentinelDir);
   let rootBefore = snapshot(server.root);
+  const liveness = new Liveness(fz.port, server.path('api'), server.token);
   for (let step = 1; step <= requests; step++) {
     result.steps = step;
     if (step % RESET_EVERY === 0) {
-      await fz.resetRoot();
+      await fz.reset();
       rootBefore = snapshot(server.root);
     }
     const problems: string[] = [];
@@ -90,10 +95,8 @@ export async function runCampaign(fz: FuzzServer, seed: number, requests: number
     const outside = changes(sentinelBefore, snapshot(fz.sentinelDir));
     if (outside.length > 0) problems.push(`files outside the root changed: ${outside.slice(0, 10).join(' ')}`);
     const t3 = Date.now();
-    const alive = await server.fetch('api').catch((error: Error) => error);
-    if (alive instanceof Error || alive.status !== 200) {
-      problems.push(`GET /api afterwards: ${alive instanceof Error ? alive.message : alive.status}`);
-    }
+    const alive = await liveness.probe();
+    if (alive !== 200) problems.push(`GET /api afterwards: ${alive instanceof Error ? alive.message : alive}`);
     const t4 = Date.now();
     if (process.env.FUZZ_TIMING)
       console.log(`step ${step} ${t1 - t0} ${t2 - t1} ${t3 - t2} ${t4 - t3} ${what.slice(0, 100)}`);
@@ -102,5 +105,6 @@ export async function runCampaign(fz: FuzzServer, seed: number, requests: number
       break;
     }
   }
+  liveness.close();
   return result;
 }

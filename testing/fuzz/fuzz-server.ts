@@ -20,10 +20,10 @@ export interface FuzzServer {
   /** Kernels no request names: they must still run code after the run. */
   sentinelKernels: Map<string, string>;
   targets: Targets;
-  /** Kernels beyond the sentinels and the fuzz kernel are shut down; a lost fuzz kernel and session come back. */
+  /** Shuts down the kernels requests started (all but the sentinels and the fuzz kernel). */
   tidyKernels(): Promise<void>;
-  /** Puts the root back as it started. */
-  resetRoot(): Promise<void>;
+  /** Puts the root back as it started, and the fuzz kernel and session if a request ended them. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,9 +89,11 @@ export async function startFuzzServer(seed: number, sentinelKernelNames: readonl
       async tidyKernels() {
         const extra = kernels.list().filter((k) => k.id !== targets.kernelId && !sentinelKernels.has(k.id));
         await Promise.all(extra.map((k) => kernels.shutdown(k.id).catch(() => {})));
+      },
+      async reset() {
+        await resetRoot(server.root, sentinelDir);
         await ensureFuzzKernel();
       },
-      resetRoot: () => resetRoot(server.root, sentinelDir),
       async close() {
         await server.close();
         await fs.rm(profiles, { recursive: true, force: true });

@@ -31,7 +31,9 @@ export function checkAnswer(answer: Answer, token: string, queryToken: boolean):
   }
   if (INTERNALS.test(text)) problems.push(`the body shows internals: ${INTERNALS.exec(text)?.[0]}`);
   if (text.includes(token)) problems.push('the body carries the token');
-  for (const [name, value] of answer.headers)
-    if (value.includes(token)) problems.push(`header ${name} carries the token`);
+  for (const [name, value] of answer.headers) {
+    const ownRedirect = queryToken && name === 'location' && /^\/(?![/\\])/.test(value);
+    if (value.includes(token) && !ownRedirect) problems.push(`header ${name} carries the token`);
+  }
   return problems;
 }

@@ -34,15 +34,17 @@ export function routeTable(routes: ReadonlyArray<{ method: string; path: string 
 }
 
 /**
- * How often a route is drawn, relative to 1. Those that start or restart a kernel when they
- * succeed cost about a second of a loaded machine each, so they are drawn less often.
+ * How often a route is drawn, relative to 1. Those that start, restart or end a kernel when they
+ * succeed cost about a second of a loaded machine each (an ended fuzz kernel is started again),
+ * so they are drawn less often.
  */
 export function routeWeight(route: RouteTemplate): number {
-  const spawns =
+  const costly =
+    (route.method === 'DELETE' && /^\/(api\/)?(kernels|sess?ions)\//.test(route.path)) ||
     (route.method === 'POST' && /^\/(api\/)?kernels$|^\/api\/sess?ions$|\/restart$|\/:action$/.test(route.path)) ||
     (route.method === 'PATCH' && /^\/api\/sess?ions\//.test(route.path)) ||
     (route.method === 'GET' && route.path === '/kernels/:kernel_id/:what');
-  return spawns ? 0.3 : 1;
+  return costly ? 0.3 : 1;
 }
 
 /** Live ids a request may name; the sentinel kernel is never among them. */

@@ -70,7 +70,7 @@ export function jsonFrame(rng: Rng): WsFrame {
       1,
       () => ({
         data: Buffer.from(
-          `{"channel":"shell","header":{"msg_type":"x","msg_id":"${'y'.repeat(rng.pick([70_000, 2_000_000]))}"}}`,
+          `{"channel":"shell","header":{"msg_type":"x","msg_id":"${'y'.repeat(rng.pick([70_000, 70_000, 2_000_000]))}"}}`,
         ),
         binary: false,
       }),
@@ -101,7 +101,7 @@ export function jsonFrame(rng: Rng): WsFrame {
 
 /** Nesting deep enough to overflow a recursive walker (JSON.stringify gives up near 10,000 levels). */
 function deepJson(rng: Rng): string {
-  const depth = rng.pick([2_000, 20_000, 100_000]);
+  const depth = rng.pick([2_000, 6_000, 12_000]);
   return rng.chance(0.5) ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
@@ -152,7 +152,7 @@ export function legacyFrame(rng: Rng): WsFrame {
     [2, () => ({ data: Buffer.from(JSON.stringify(v4).slice(0, rng.int(80))), binary: false })],
     [1, () => ({ data: Buffer.from(rng.pick(['', '{}', 'null', '[1]', '{"header":null}'])), binary: false })],
     [1, () => ({ data: rng.bytes(rng.between(1, 200)), binary: true })],
-    [1, () => ({ data: Buffer.from('z'.repeat(rng.pick([9000, 1_000_000]))), binary: false })],
+    [1, () => ({ data: Buffer.from('z'.repeat(rng.pick([9000, 9000, 1_000_000]))), binary: false })],
     [
       1,
       () => ({

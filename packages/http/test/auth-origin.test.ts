@@ -167,21 +167,24 @@ describe('a Host header that is no host, over a real socket', () => {
   ];
   const BAD_HOSTS = ['<svg/onload=fz4()>', '"><img src=x>', 'a b', 'exa mple:1'];
 
-  it.each(BAD_HOSTS)('Host %j: 400 for a request and for an upgrade, never 500; the server keeps serving', async (host) => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bad-host-'));
-    const running = await serve({ root: dir, configDir: dir, dataDir: dir, runtimeDir: dir, token: TOKEN, port: 0 });
-    try {
-      for (const target of ['/api/kernels/x/channels', '/api/status']) {
-        expect((await raw(running.port, upgrade(target, host))).split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+  it.each(BAD_HOSTS)(
+    'Host %j: 400 for a request and for an upgrade, never 500; the server keeps serving',
+    async (host) => {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bad-host-'));
+      const running = await serve({ root: dir, configDir: dir, dataDir: dir, runtimeDir: dir, token: TOKEN, port: 0 });
+      try {
+        for (const target of ['/api/kernels/x/channels', '/api/status']) {
+          expect((await raw(running.port, upgrade(target, host))).split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+        }
+        const plain = await raw(running.port, ['GET /api/status HTTP/1.1', `Host: ${host}`, 'Connection: close']);
+        expect(plain.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+        expect((await fetch(`http://127.0.0.1:${running.port}/api/status`, { headers: auth })).status).toBe(200);
+      } finally {
+        await running.close();
+        await fs.rm(dir, { recursive: true, force: true });
       }
-      const plain = await raw(running.port, ['GET /api/status HTTP/1.1', `Host: ${host}`, 'Connection: close']);
-      expect(plain.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-      expect((await fetch(`http://127.0.0.1:${running.port}/api/status`, { headers: auth })).status).toBe(200);
-    } finally {
-      await running.close();
-      await fs.rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it('the same through attachToServer (nbserve inside a foreign http.Server)', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bad-host-'));

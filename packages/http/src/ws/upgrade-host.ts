@@ -26,7 +26,9 @@ export function refusedUpgradeHost(request: IncomingMessage, socket: Duplex): bo
 
 /** Puts the Host check in front of every `upgrade` listener the server has now. */
 export function guardUpgradeHost(server: Server): void {
-  const listeners = server.listeners('upgrade') as Array<(request: IncomingMessage, socket: Duplex, head: Buffer) => void>;
+  const listeners = server.listeners('upgrade') as Array<
+    (request: IncomingMessage, socket: Duplex, head: Buffer) => void
+  >;
   server.removeAllListeners('upgrade');
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (refusedUpgradeHost(request, socket)) return;
