@@ -11,7 +11,13 @@ export interface Answer {
 const INTERNALS = /\n\s+at [\w.<>]+ \(|node_modules\/|\/packages\/(core|http)\/src\//;
 
 /**
- * The checks on one answer alone: no 5xx, no live markup from the request in a body a browser
+ * Jupyter's one deliberate 5xx for bad input: a session naming a kernel that cannot be started is
+ * a 501 with this message, and JupyterLab shows it to pick another kernel.
+ */
+const KERNEL_UNAVAILABLE = /"message":"The '.*' kernel is not available\. Please pick another suitable kernel instead/;
+
+/**
+ * The checks on one answer alone: no 5xx (but the 501 above), no live markup from the request in a body a browser
  * could render or in a header, no stack trace, no token. One exception for the token: a request
  * that carried it in its own query string may be redirected to another path of this server with
  * that query (`/api/notebooks?token=` -> `/api/contents?token=`), or the client could not follow.
@@ -19,8 +25,10 @@ const INTERNALS = /\n\s+at [\w.<>]+ \(|node_modules\/|\/packages\/(core|http)\/s
  */
 export function checkAnswer(answer: Answer, token: string, queryToken: boolean): string[] {
   const problems: string[] = [];
-  if (answer.status >= 500) problems.push(`status ${answer.status}`);
   const text = answer.body.toString('utf8');
+  if (answer.status >= 500 && !(answer.status === 501 && KERNEL_UNAVAILABLE.test(text))) {
+    problems.push(`status ${answer.status}`);
+  }
   if (!isJsonType(answer.headers.get('content-type'))) {
     const live = liveMarkup(text);
     if (live) problems.push(`the body (${answer.headers.get('content-type')}) echoes live markup: ${live}`);
