@@ -85,6 +85,8 @@ describe('a kernel WebSocket whose client sent its close frame', () => {
   it('lets an idle kernel be culled under --no-cull-connected once its last client left', async () => {
     const kernels = fx.server.app.services.kernels;
     const kernel = (await (await fx.api('POST', 'api/kernels', { name: 'flood' })).json()) as { id: string };
+    // A kernel still starting is never culled: wait until it is idle.
+    await waitFor(async () => kernels.get(kernel.id).executionState === 'idle', 60_000);
     const client = await stallingClient(kernel.id);
     try {
       await waitFor(async () => (await connections(kernel.id)) === 1, 10_000);

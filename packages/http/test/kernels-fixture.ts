@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { type Kernel, type KernelMessage, ServerConnection } from '@jupyterlab/services';
+import { ServerConnection } from '@jupyterlab/services';
 import { WebSocket } from 'ws';
 import { writeFloodKernelSpec } from '../../core/test/fixtures/flood-kernelspec.js';
 import type { CreateAppOptions } from '../src/app.js';
@@ -32,7 +32,7 @@ export class JsonOnlyWebSocket extends WebSocket {
 
 /**
  * A real listening nbserve on port 0 with temp dirs, the Debian python3 kernelspec and the flood
- * test kernels (`flood`, `mute`).
+ * test kernels (`flood`, `mute`, `slow`).
  */
 export async function startKernelServer(options: Partial<CreateAppOptions> = {}): Promise<KernelServerFixture> {
   const dir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-kernels-http-')));
@@ -42,6 +42,8 @@ export async function startKernelServer(options: Partial<CreateAppOptions> = {})
   for (const sub of ['root', 'config', 'data']) await fs.mkdir(nodePath.join(dir, sub));
   await writeFloodKernelSpec(kernelsDir, 'flood');
   await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
+  // Publishes its connection at once but reads its first request only after 3 s.
+  await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', '3000'] });
   const warnings: string[] = [];
   const server = await serve({
     root,
@@ -85,18 +87,4 @@ export async function startKernelServer(options: Partial<CreateAppOptions> = {})
   };
 }
 
-/** Runs `code` through a `@jupyterlab/services` kernel connection; the reply and every iopub message of the request. */
-export async function execute(
-  kernel: Kernel.IKernelConnection,
-  code: string,
-  onStdin?: (msg: KernelMessage.IStdinMessage) => void,
-) {
-  const future = kernel.requestExecute({ code, allow_stdin: onStdin !== undefined });
-  const iopub: KernelMessage.IIOPubMessage[] = [];
-  future.onIOPub = (msg) => {
-    iopub.push(msg);
-  };
-  if (onStdin) future.onStdin = onStdin;
-  const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
-  return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
-}
+export { execute } from '../../../testing/kernel-cases.js';
