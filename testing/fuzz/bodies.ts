@@ -148,9 +148,11 @@ function deepJson(rng: Rng): string {
   ]);
 }
 
-function form(rng: Rng): string {
+/** A form; its `password` is the token half the time (a login that succeeds resets the throttle). */
+function form(rng: Rng, token: string): string {
   const pairs = Array.from({ length: rng.between(1, 4) }, () => {
     const key = rng.pick(['password', 'next', '_xsrf', 'n', 'new_password', 'content', 'x']);
+    if (key === 'password' && rng.chance(0.5)) return `password=${token}`;
     const value = rng.pick([
       '',
       'x',
@@ -167,7 +169,7 @@ function form(rng: Rng): string {
 }
 
 /** A body for `method route`: none, a fitting model, a damaged one, a form, or bytes. */
-export function body(rng: Rng, method: string, route: string): Body {
+export function body(rng: Rng, method: string, route: string, token: string): Body {
   if ((method === 'GET' || method === 'HEAD') && rng.chance(0.9)) return { bytes: undefined, contentType: undefined };
   const json = 'application/json';
   return rng.weighted<() => Body>([
@@ -177,7 +179,7 @@ export function body(rng: Rng, method: string, route: string): Body {
     [3, () => ({ bytes: damage(rng, serialize(model(rng, route))), contentType: json })],
     [1, () => ({ bytes: Buffer.from(serialize(oddValue(rng))), contentType: json })],
     [1, () => ({ bytes: Buffer.from(deepJson(rng)), contentType: json })],
-    [2, () => ({ bytes: Buffer.from(form(rng)), contentType: 'application/x-www-form-urlencoded' })],
+    [2, () => ({ bytes: Buffer.from(form(rng, token)), contentType: 'application/x-www-form-urlencoded' })],
     [
       1,
       () => ({

@@ -44,7 +44,7 @@ export function makeRequest(
     : `${prefix}${path.replace(/^\//, '')}`;
   const auth = credential(rng, secrets);
   const query = [auth.query, queryString(rng)].filter((part) => part !== '').join('&');
-  const generated = body(rng, method, template.path);
+  const generated = body(rng, method, template.path, secrets.token);
   const headers: Record<string, string> = { ...extraHeaders(rng, host), ...auth.headers };
   const contentType = rng.chance(0.15) ? rng.pick(CONTENT_TYPES) : generated.contentType;
   if (contentType !== undefined) headers['content-type'] = contentType;

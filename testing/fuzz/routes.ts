@@ -36,14 +36,15 @@ export function routeTable(routes: ReadonlyArray<{ method: string; path: string 
 /**
  * How often a route is drawn, relative to 1. Those that start, restart or end a kernel when they
  * succeed cost about a second of a loaded machine each (an ended fuzz kernel is started again),
- * so they are drawn less often.
+ * and failed logins are slowed down on purpose, so these are drawn less often.
  */
 export function routeWeight(route: RouteTemplate): number {
   const costly =
     (route.method === 'DELETE' && /^\/(api\/)?(kernels|sess?ions)\//.test(route.path)) ||
     (route.method === 'POST' && /^\/(api\/)?kernels$|^\/api\/sess?ions$|\/restart$|\/:action$/.test(route.path)) ||
     (route.method === 'PATCH' && /^\/api\/sess?ions\//.test(route.path)) ||
-    (route.method === 'GET' && route.path === '/kernels/:kernel_id/:what');
+    (route.method === 'GET' && route.path === '/kernels/:kernel_id/:what') ||
+    (route.method === 'POST' && route.path === '/login');
   return costly ? 0.3 : 1;
 }
 

@@ -85,7 +85,7 @@ export interface WsOutcome {
 }
 
 /** Connects, sends every frame, waits `lingerMs` for the server's reaction, and closes. */
-export async function runSocket(port: number, plan: WsPlan, lingerMs = 60): Promise<WsOutcome> {
+export async function runSocket(port: number, plan: WsPlan, lingerMs = 30): Promise<WsOutcome> {
   const outcome: WsOutcome = {
     upgradeStatus: undefined,
     opened: false,
