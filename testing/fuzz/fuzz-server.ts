@@ -35,7 +35,7 @@ export interface FuzzServer {
  */
 export async function startFuzzServer(seed: number, sentinelKernelNames: readonly string[]): Promise<FuzzServer> {
   const entry = entryForSeed(seed);
-  // An IPython profile to start and stop, with a cluster command that fails at once.
+  // An IPython profile to start and stop (with the stand-in ipcluster below).
   const profiles = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-fuzz-profiles-'));
   await fs.mkdir(path.join(profiles, 'profile_fz'));
   const server = await startServer({

@@ -8,7 +8,7 @@ import { fillRoute, type RouteTemplate, routeWeight, type Targets } from './rout
 
 /** One generated HTTP request, as it goes on the wire. */
 export interface FuzzRequest {
-  /** The route template it was made from (or `random` for a path made from nothing). */
+  /** The route template it was made from, `METHOD /path/:param`. */
   route: string;
   method: string;
   /** Path and query exactly as sent, from `/` on. */
