@@ -4,8 +4,10 @@ export const DOC_START = '<!-- flags:start (generated from packages/cli/src/flag
 export const DOC_END = '<!-- flags:end -->';
 
 function flagCell(flag: FlagSpec): string {
-  if (flag.type === 'boolean') return `\`--${flag.name}\` / \`--no-${flag.name}\``;
-  return `\`--${flag.name} <${flag.valueName ?? 'value'}>\``;
+  const also = (flag.aliases ?? []).map((a) => `\`--${a.name}\``).join(', ');
+  const suffix = also ? ` (also ${also})` : '';
+  if (flag.type === 'boolean') return `\`--${flag.name}\` / \`--no-${flag.name}\`${suffix}`;
+  return `\`--${flag.name} <${flag.valueName ?? 'value'}>\`${suffix}`;
 }
 
 function escapeCell(text: string): string {

@@ -22,6 +22,14 @@ export interface FlagSpec {
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
   valueName?: string;
+  /** Other spellings, as JupyterHub spawners pass them (`--debug` is `--log-level=debug`). */
+  aliases?: readonly FlagAlias[];
+}
+
+/** `--<name>` read as this flag; with `value` the alias takes no value of its own. */
+export interface FlagAlias {
+  name: string;
+  value?: string;
 }
 
 export const FLAGS: readonly FlagSpec[] = [
@@ -84,6 +92,38 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'path',
     description: 'URL prefix of every route, e.g. /nb/',
     defaultText: '/',
+  },
+  {
+    name: 'notebook-dir',
+    type: 'string',
+    option: 'notebookDir',
+    valueName: 'dir',
+    description: 'directory to serve, the same as the root argument (as JupyterHub spawners pass it)',
+    defaultText: 'the root argument, else $JUPYTERHUB_ROOT_DIR in hub mode, else the current directory',
+  },
+  {
+    name: 'default-url',
+    type: 'string',
+    option: 'defaultUrl',
+    valueName: 'path',
+    description: 'where GET / goes, relative to the base URL',
+    defaultText: '/tree ($JUPYTERHUB_DEFAULT_URL in hub mode)',
+    aliases: [{ name: 'SingleUserNotebookApp.default_url' }],
+  },
+  {
+    name: 'hub',
+    type: 'boolean',
+    option: 'hubMode',
+    description:
+      'run as a JupyterHub single-user server: hub OAuth login and tokens, activity reports (--no-hub: never)',
+    defaultText: 'on when $JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN are set',
+  },
+  {
+    name: 'disable-user-config',
+    type: 'boolean',
+    option: 'disableUserConfig',
+    description: "ignore the config dir's nbserve_config.json (the login password)",
+    defaultText: 'false ($JUPYTERHUB_DISABLE_USER_CONFIG in hub mode)',
   },
   {
     name: 'browser',
@@ -184,8 +224,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     option: 'logLevel',
     valueName: 'level',
-    description: 'debug or info (log every request), warn, error',
-    defaultText: 'warn',
+    description: 'debug or info (log every request), warn, error; --debug is --log-level=debug',
+    defaultText: 'warn (debug when $JUPYTERHUB_DEBUG is set in hub mode)',
+    aliases: [{ name: 'debug', value: 'debug' }],
   },
   {
     name: 'default-kernel-name',
@@ -323,45 +364,6 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'none',
   },
 ];
-
-const BOOLEAN_VALUES: Record<string, boolean> = {
-  true: true,
-  yes: true,
-  '1': true,
-  false: false,
-  no: false,
-  '0': false,
-};
-
-/**
- * Commander only takes `--flag=value` for flags with values; rewrite `--x=true|false` (also yes/no,
- * 1/0) of boolean flags into `--x` / `--no-x` so every flag accepts the `=value` form.
- */
-export function normalizeBooleanArgs(argv: readonly string[], flags: readonly FlagSpec[] = FLAGS): string[] {
-  const booleans = new Set(flags.filter((f) => f.type === 'boolean').map((f) => f.name));
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    const match = /^--(no-)?([a-z][a-z0-9-]*)=(.*)$/s.exec(arg);
-    if (match && booleans.has(match[2] as string)) {
-      const value = BOOLEAN_VALUES[(match[3] ?? '').toLowerCase()];
-      if (value === undefined) {
-        throw new InvalidArgumentError(
-          `--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`,
-        );
-      }
-      const on = match[1] ? !value : value;
-      out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
-    } else {
-      out.push(arg);
-    }
-  }
-  return out;
-}
 
 function fail(flag: FlagSpec, message: string): never {
   throw new InvalidArgumentError(`--${flag.name}: ${message}`);

@@ -45,7 +45,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('A fast, embeddable, Jupyter-compatible notebook server.')
     .version(cliVersion(), '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
-    .argument('[root]', 'directory to serve', '.')
+    .argument('[root]', 'directory to serve (default: the current directory)')
     .showHelpAfterError('(run nbserve --help for every flag)')
     .allowExcessArguments(false)
     // Subcommands have their own --config-dir; program flags must not swallow theirs.
@@ -62,7 +62,7 @@ Examples:
   nbserve --port=9000 --no-browser ~/work
   nbserve password`,
   );
-  program.action(async (root: string, _opts: unknown, command: Command) => {
+  program.action(async (root: string | undefined, _opts: unknown, command: Command) => {
     setExitCode(await runServe(root, collectOptions(command)));
   });
 

@@ -40,6 +40,7 @@ export const forbidden = (message: string) => new NbserveError('forbidden', mess
 export const notFound = (message: string) => new NbserveError('not-found', message);
 export const conflict = (message: string) => new NbserveError('conflict', message);
 export const tooLarge = (message: string) => new NbserveError('too-large', message);
+export const unavailable = (message: string) => new NbserveError('unavailable', message);
 
 export function isNbserveError(e: unknown): e is NbserveError {
   return e instanceof NbserveError;

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
+import { registerHubRoutes } from './auth/hub/browser.js';
 import { authMiddleware } from './auth/middleware.js';
 import { CSP_REPORT_PATH } from './auth/paths.js';
 import { mountPath } from './base-url.js';
@@ -115,6 +116,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
     await services.close();
     for (const listener of shutdownListeners) await listener();
   });
+  registerHubRoutes(api); // before the local login pages: in hub mode they belong to the hub
   registerLoginRoutes(api);
   registerLogoutRoutes(api);
   registerStaticRoutes(api);

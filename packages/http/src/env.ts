@@ -13,5 +13,7 @@ export interface NbserveEnv {
     relPath: string;
     /** How the request was authenticated; set by the auth middleware. */
     authVia: 'token' | 'cookie' | 'none' | 'disabled';
+    /** A redirect off this server the app sends on purpose (to JupyterHub): the redirect guard lets it pass. */
+    trustedRedirect: string | undefined;
   };
 }

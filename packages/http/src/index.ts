@@ -2,6 +2,10 @@ export { Activity } from './activity.js';
 export { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
 export { Authenticator, type AuthVia } from './auth/authenticator.js';
 export { ensureXsrfCookie } from './auth/cookies.js';
+export { HubClient, type HubUser } from './auth/hub/client.js';
+export { HUB_ENV_VARS, type HubConfig, hubConfigFromEnv, spawnedByHub } from './auth/hub/config.js';
+export { HubAuth } from './auth/hub/hub-auth.js';
+export { grantsAccess } from './auth/hub/scopes.js';
 export {
   checkApiOrigin,
   checkWebSocketOrigin,

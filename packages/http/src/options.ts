@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
+import type { HubConfig } from './auth/hub/config.js';
 import { decodeLikeRouter } from './base-url.js';
 
 /** Everything that configures one nbserve instance; the CLI maps flags onto this. */
@@ -82,6 +83,15 @@ export interface NbserveOptions {
   kernelBufferMaxAge?: number;
   /** Seconds between WebSocket pings on kernel channels; 0 = off. Default 30. */
   wsPingInterval?: number;
+  /** Where `GET /` goes, relative to the base URL (`/tree`, `/notebooks/x.ipynb`). Default `/tree`. */
+  defaultUrl?: string;
+  /** Ignore the user's configuration file (`nbserve_config.json`, the login password). */
+  disableUserConfig?: boolean;
+  /**
+   * Run as a JupyterHub single-user server: the hub's OAuth login and tokens replace the local
+   * token and password, and activity is reported to the hub (`hubConfigFromEnv()` reads it).
+   */
+  hub?: HubConfig;
   /**
    * A Kernel or Enterprise Gateway (http or https URL) that runs every kernel instead of this
    * machine: kernelspecs and kernels come from it, channels are proxied (docs/gateway.md).

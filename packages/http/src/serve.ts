@@ -194,6 +194,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
     throw error;
   }
   app.onShutdown(() => running.close());
+  app.services.hub?.startReporting(app.services.activity);
   return { ...running, app };
 }
 

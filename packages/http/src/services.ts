@@ -28,7 +28,8 @@ import {
 import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
-import { anonymousIdentity, type Identity } from './auth/identity.js';
+import { HubAuth } from './auth/hub/hub-auth.js';
+import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
 import { DEFAULT_GATEWAY_REQUEST_TIMEOUT, type NbserveOptions } from './options.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
@@ -40,6 +41,8 @@ export interface Services {
   readonly options: Readonly<NbserveOptions>;
   /** Token, password and login cookies. */
   readonly auth: Authenticator;
+  /** JupyterHub's OAuth login, tokens and activity reports, in hub mode; else `null`. */
+  readonly hub: HubAuth | null;
   /** The frontend settings store behind `/api/config/<section>`. */
   readonly config: ConfigSections;
   /** Start time, last activity and live counts for `/api/status`. */
@@ -81,9 +84,11 @@ export function createServices(options: NbserveOptions): Services {
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
+  const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
   return {
     options,
     auth: new Authenticator(options),
+    hub,
     config: new ConfigSections(options.configDir),
     activity,
     contents,
@@ -105,7 +110,7 @@ export function createServices(options: NbserveOptions): Services {
       legacyNotebooks ??= new LegacyNotebooks(contents, legacyRegistry(options));
       return legacyNotebooks;
     },
-    identity: anonymousIdentity(),
+    identity: hub ? namedIdentity(hub.config.user) : anonymousIdentity(),
     kernelspecs,
     kernels,
     sessions,
@@ -113,6 +118,7 @@ export function createServices(options: NbserveOptions): Services {
     async close() {
       if (closed) return;
       closed = true;
+      hub?.close();
       channels.close();
       await kernels.shutdownAll();
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design

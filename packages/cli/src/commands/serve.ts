@@ -1,13 +1,15 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { generateToken, type ServeOptions, serve } from '@nbserve/http';
+import { type HubFlags, type HubSettings, hubSettings, waitForHub } from '../hub-mode.js';
 import { isLogLevel, stderrLogger } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
 
-export interface ServeCommandOptions extends Record<string, unknown> {
+export interface ServeCommandOptions extends Record<string, unknown>, HubFlags {
   openBrowser?: boolean;
   logLevel?: string;
   token?: string;
+  notebookDir?: string;
   gatewayUrl?: string;
   gatewayAuthToken?: string;
 }
@@ -41,12 +43,32 @@ async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<st
   return file;
 }
 
+/** The hub's settings under the flags, or an exit code when the hub's variables are wrong. */
+function hubSettingsOrExit(options: ServeCommandOptions): HubSettings | null | number {
+  try {
+    return hubSettings(options);
+  } catch (error) {
+    process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+}
+
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
-export async function runServe(root: string, options: ServeCommandOptions): Promise<number> {
+export async function runServe(rootArg: string | undefined, flags: ServeCommandOptions): Promise<number> {
+  if (rootArg !== undefined && flags.notebookDir !== undefined && rootArg !== flags.notebookDir) {
+    process.stderr.write('nbserve: give the root either as an argument or as --notebook-dir, not both\n');
+    return 2;
+  }
+  const hub = hubSettingsOrExit(flags);
+  if (typeof hub === 'number') return hub;
+  const { rootDir, hub: hubConfig, ...hubOptions } = hub ?? {};
+  const options: ServeCommandOptions = hub ? { ...flags, ...hubOptions, openBrowser: false } : flags;
   const {
     openBrowser: wantBrowser = true,
     logLevel = 'warn',
     token: tokenFlag,
+    notebookDir,
+    hubMode,
     // As jupyter_server's GatewayClient, the gateway may be given by the environment (a spawner's, say).
     gatewayUrl = process.env.JUPYTER_GATEWAY_URL || undefined,
     gatewayAuthToken = process.env.JUPYTER_GATEWAY_AUTH_TOKEN || undefined,
@@ -58,18 +80,20 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   }
   const logger = stderrLogger(logLevel);
   const token = chooseToken(tokenFlag);
-  const absoluteRoot = path.resolve(root);
+  const absoluteRoot = path.resolve(rootArg ?? notebookDir ?? rootDir ?? '.');
   const stat = await fs.stat(absoluteRoot).catch(() => null);
   if (!stat?.isDirectory()) {
     process.stderr.write(`nbserve: the root ${absoluteRoot} is not a directory\n`);
     return 2;
   }
-  if (token === '') process.stderr.write(LOUD_WARNING);
+  if (token === '' && !hub) process.stderr.write(LOUD_WARNING);
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
+    if (hub) await waitForHub(hub.hub, logger);
     running = await serve({
       ...(rest as Partial<ServeOptions>),
+      ...(hubConfig ? { hub: hubConfig } : {}),
       ...(gatewayUrl ? { gatewayUrl } : {}),
       ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
       root: absoluteRoot,
@@ -105,8 +129,10 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
 
-  const tokenUrl = token === '' ? running.url : `${running.url}?token=${token}`;
-  process.stdout.write(`nbserve is serving ${absoluteRoot}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`);
+  // In hub mode the token is no way in (the hub is): print the plain URL.
+  const tokenUrl = token === '' || hub ? running.url : `${running.url}?token=${token}`;
+  const forWhom = hub ? ` for JupyterHub user ${hub.hub.user}` : '';
+  process.stdout.write(`nbserve is serving ${absoluteRoot}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`);
 
   let openFile: string | null = null;
   if (wantBrowser) {

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { NbserveEnv } from '../env.js';
 
-const SECRET_PARAMS = new Set(['token', '_xsrf', 'password']);
+/** `code` and `state` are a JupyterHub OAuth callback's one-time secrets. */
+const SECRET_PARAMS = new Set(['token', '_xsrf', 'password', 'code', 'state']);
 
 /** A URL's path and query with every secret parameter's value replaced, for logs. */
 export function redactUrl(url: string): string {
