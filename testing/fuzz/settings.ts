@@ -4,7 +4,7 @@ import { BASE_URL_MATRIX, type ServerEntry } from '../server.js';
 export const CI_SEEDS: readonly number[] = [1, 2, 3];
 
 /** Requests (HTTP and WebSocket conversations) per seed unless `FUZZ_REQUESTS` says otherwise. */
-export const DEFAULT_REQUESTS = 700;
+export const DEFAULT_REQUESTS = 600;
 
 export const FUZZ_TEST_FILE = 'packages/http/test/api-fuzz.test.ts';
 
