@@ -9,6 +9,7 @@ import { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
 import { DEFAULTS } from './defaults.js';
 import { defaultLogger, type Logger } from './options.js';
 import { closeTcpAfterHandshake } from './ws/close-after-handshake.js';
+import { guardUpgradeHost, refusedUpgradeHost } from './ws/upgrade-host.js';
 
 /** The kernel WebSocket subprotocol of jupyter_server 2; chosen whenever a client offers it. */
 export const KERNEL_WS_PROTOCOL = 'v1.kernel.websocket.jupyter.org';
@@ -135,6 +136,7 @@ export async function listen(
     websocket: { server: wss as unknown as WebSocketServerLike },
     ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
   }) as Server;
+  guardUpgradeHost(server);
   const ip = options.ip ?? DEFAULTS.ip;
   const address = await listenWithRetries(
     server,
@@ -226,6 +228,7 @@ export function attachToServer(
       path === prefix.replace(/\/$/, '') ||
       path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
     ) {
+      if (refusedUpgradeHost(request, socket)) return;
       adaptor.emit('upgrade', request, socket, head);
     }
   };

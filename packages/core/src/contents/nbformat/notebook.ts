@@ -4,7 +4,7 @@ import { badRequest } from '../../errors.js';
 import { isObject } from '../../util/is-object.js';
 import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
-import { parseJson } from './parse-json.js';
+import { parseUntrustedJson } from './parse-json.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
 import { sortedJsonBytes } from './sorted-json.js';
 import { upgradeV2ToV3 } from './upgrade-v2.js';
@@ -83,7 +83,7 @@ function decodeStrict(bytes: Uint8Array): string {
 export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   let value: unknown;
   try {
-    value = parseJson(decodeStrict(bytes));
+    value = parseUntrustedJson(decodeStrict(bytes));
   } catch (e) {
     throw badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
   }
