@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { HubClient, type HubConfig, hubConfigFromEnv, type Logger, spawnedByHub } from '@nbserve/http';
+import { DEFAULTS, HubClient, type HubConfig, hubConfigFromEnv, type Logger, spawnedByHub } from '@nbserve/http';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -54,8 +54,8 @@ export function hubSettings(flags: HubFlags, env: Env = process.env): HubSetting
     throw new Error("JupyterHub's internal_ssl is not supported: JUPYTERHUB_SERVICE_URL must be http");
   }
   const defaultPort = service?.protocol === 'https:' ? 443 : 80;
-  const servicePort = service ? Number(service.port || defaultPort) : 8888;
-  const serviceIp = service ? service.hostname.replace(/^\[(.*)\]$/, '$1') : '127.0.0.1';
+  const servicePort = service ? Number(service.port || defaultPort) : DEFAULTS.port;
+  const serviceIp = service ? service.hostname.replace(/^\[(.*)\]$/, '$1') : DEFAULTS.ip;
   const defaultUrl = flags.defaultUrl ?? hub.defaultUrl ?? undefined;
   const logLevel = flags.logLevel ?? (hub.debug ? 'debug' : undefined);
   return {

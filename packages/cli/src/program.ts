@@ -1,32 +1,11 @@
 import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
-import { FLAGS, type FlagSpec, parseFlagValue } from './flags.js';
+import { addFlag } from './flag-help.js';
+import { FLAGS } from './flags.js';
 import { cliVersion } from './version.js';
-
-function addFlag(command: Command, flag: FlagSpec): void {
-  const help = flag.defaultText ? `${flag.description} (default: ${flag.defaultText})` : flag.description;
-  if (flag.type === 'boolean') {
-    command.addOption(new Option(`--${flag.name}`, help));
-    command.addOption(new Option(`--no-${flag.name}`, `the opposite of --${flag.name}`));
-    return;
-  }
-  const option = new Option(`--${flag.name} <${flag.valueName ?? 'value'}>`, help);
-  option.argParser((raw: string, previous: unknown) => {
-    const value = parseFlagValue(flag, raw);
-    // A list flag may be repeated: --allow-origin a --allow-origin b.
-    if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
-    // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
-    if (flag.type === 'pairs') {
-      const [name, text] = value as [string, string];
-      return { ...(previous as Record<string, string> | undefined), [name]: text };
-    }
-    return value;
-  });
-  command.addOption(option);
-}
 
 /** The serve options the flags given on the command line set, keyed by option name. */
 function collectOptions(command: Command): Record<string, unknown> {

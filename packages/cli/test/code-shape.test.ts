@@ -7,7 +7,7 @@ import { REPO } from './cli-helpers.js';
 const MAX_LINES = 450;
 
 /** Modules of ours written to run in a browser too: dependency-free, no Node APIs. */
-const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html']);
+const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html', '@nbserve/core/is-object']);
 
 /** Every file under `dir`, as paths relative to the repository. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -39,6 +39,21 @@ function ourImports(text: string): { from: string; typeOnly: boolean }[] {
   return found;
 }
 
+/** Every TypeScript file of the product and of the shared test kit. */
+async function sourceFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for (const dir of [...(await sourceDirs()), 'testing']) files.push(...(await filesUnder(dir)));
+  return files.filter((file) => file.endsWith('.ts'));
+}
+
+/** Whether `text` defines a function named `name` (a declaration or an arrow/function expression). */
+function definesFunction(text: string, name: string): boolean {
+  return new RegExp(`\\bfunction\\s+${name}\\b|\\b(?:const|let|var)\\s+${name}\\s*[=:]`).test(text);
+}
+
+/** `isObject` written out by hand instead of imported. */
+const INLINE_IS_OBJECT = /typeof (\w+) === 'object' && \1 !== null && !Array\.isArray\(\1\)/;
+
 function lineCount(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
@@ -57,7 +72,7 @@ describe('the shape of the code', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('imports nothing of our other packages into the browser code but types and the HTML escaper', async () => {
+  it('imports nothing of our other packages into the browser code but types and the dependency-free modules', async () => {
     const values: string[] = [];
     for (const file of await filesUnder('packages/web/src/browser')) {
       const text = await fs.readFile(path.join(REPO, file), 'utf8');
@@ -67,7 +82,37 @@ describe('the shape of the code', () => {
     expect(values).toEqual([]);
   });
 
+  it('throws NbserveErrors only through the helpers of packages/core/src/errors.ts', async () => {
+    const offenders: string[] = [];
+    for (const file of await sourceFiles()) {
+      if (file === 'packages/core/src/errors.ts') continue;
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      if (/\bnew\s+NbserveError\s*\(/.test(text)) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it.each([
+    ['isObject', 'packages/core/src/util/is-object.ts'],
+    ['escapeHtml', 'packages/core/src/html/escape.ts'],
+  ])('defines %s once, in %s, for every runtime (server, kernel, browser)', async (name, home) => {
+    const definitions: string[] = [];
+    const inline: string[] = [];
+    for (const file of await sourceFiles()) {
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      if (definesFunction(text, name)) definitions.push(file);
+      if (file !== home && name === 'isObject' && INLINE_IS_OBJECT.test(text)) inline.push(file);
+    }
+    expect(definitions).toEqual([home]);
+    expect(inline).toEqual([]);
+  });
+
   it('finds what the checks above look for', () => {
+    expect(definesFunction('export function isObject(value: unknown) {}', 'isObject')).toBe(true);
+    expect(definesFunction('const isObject = (v: unknown) => true;', 'isObject')).toBe(true);
+    expect(definesFunction('function isPlainObject(v) {}', 'isObject')).toBe(false);
+    expect(definesFunction("import { isObject } from './x.js';", 'isObject')).toBe(false);
+    expect(INLINE_IS_OBJECT.test("typeof value === 'object' && value !== null && !Array.isArray(value)")).toBe(true);
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a\nb')).toBe(2);
     const text = "import type { A } from '@nbserve/core';\nimport {\n  type B,\n} from '@nbserve/core';\n";

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { HUB_ENV_VARS } from '@nbserve/http';
+import { DEFAULTS, HUB_ENV_VARS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
 import { hubConfig, NBSERVE_SPAWNER } from '../../../testing/jupyterhub.js';
 import { expandAliases } from '../src/flag-args.js';
@@ -63,7 +63,7 @@ describe('docs/jupyterhub.md and its image', () => {
       ['DockerSpawner', port],
       ['KubeSpawner', port],
     ]);
-    expect(FLAGS.find((f) => f.name === 'port')?.defaultText).toBe(String(port));
+    expect(DEFAULTS.port).toBe(port);
     const env = {
       JUPYTERHUB_API_TOKEN: 't',
       JUPYTERHUB_CLIENT_ID: 'jupyterhub-user-alice',

@@ -18,22 +18,20 @@ export { CONFIG_FILE, hashPassword, readUserConfig, storePasswordHash, verifyPas
 export { isApiPath, isPublicPath } from './auth/paths.js';
 export { safeNextPath } from './auth/safe-next.js';
 export { rotateSecret } from './auth/secret-file.js';
+export {
+  COMPUTED_DEFAULTS,
+  type ComputedDefaults,
+  DEFAULTS,
+  type Defaults,
+  defaultConfigDir,
+  defaultDataDir,
+  defaultRuntimeDir,
+  generateToken,
+} from './defaults.js';
 export { type ClosableSocket, Metrics, type WebSocketKind } from './metrics/metrics.js';
 export { redactUrl } from './middleware/request-log.js';
 export type { NbserveOptions } from './options.js';
-export {
-  DEFAULT_GATEWAY_REQUEST_TIMEOUT,
-  DEFAULT_MAX_BODY_SIZE,
-  defaultConfigDir,
-  defaultDataDir,
-  defaultLogger,
-  defaultRuntimeDir,
-  generateToken,
-  type LogFields,
-  type Logger,
-  type OptionsInput,
-  resolveOptions,
-} from './options.js';
+export { defaultLogger, type LogFields, type Logger, type OptionsInput, resolveOptions } from './options.js';
 export {
   type AttachOptions,
   attachToServer,

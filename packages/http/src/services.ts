@@ -31,8 +31,9 @@ import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
 import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
 import { Metrics } from './metrics/metrics.js';
-import { DEFAULT_GATEWAY_REQUEST_TIMEOUT, type NbserveOptions } from './options.js';
+import type { NbserveOptions } from './options.js';
 import { createTerminalServices, type TerminalServices } from './terminal-services.js';
+import { SOCKET_HIGH_WATER_BYTES, SOCKET_OVERFLOW_BYTES } from './ws/channel-socket.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
 /**
@@ -150,7 +151,7 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     allowHidden: options.allowHidden,
-    maxCopyFolderBytes: (options.maxCopyFolderSizeMb ?? 500) * 1024 * 1024,
+    maxCopyFolderBytes: options.maxCopyFolderSizeMb * 1024 * 1024,
     // Trust survives restarts: the secret and the signatures live in the data dir, as in Jupyter.
     notary: new NotebookNotary({
       secret: () => loadOrCreateSecret(path.join(options.dataDir, 'notebook_secret')),
@@ -201,8 +202,8 @@ function gatewayBackend(options: NbserveOptions, gatewayUrl: string, warn: (mess
     url: gatewayUrl,
     ...(options.gatewayAuthToken ? { authToken: options.gatewayAuthToken } : {}),
     ...(options.gatewayHeaders ? { headers: options.gatewayHeaders } : {}),
-    requestTimeoutMs: (options.gatewayRequestTimeout ?? DEFAULT_GATEWAY_REQUEST_TIMEOUT) * 1000,
-    env: options.gatewayEnv ?? [],
+    requestTimeoutMs: options.gatewayRequestTimeout * 1000,
+    env: options.gatewayEnv,
   });
   const kernelspecs = new GatewayKernelSpecs(client, {
     ...(options.allowedKernelSpecs ? { allowed: [...options.allowedKernelSpecs] } : {}),
@@ -245,28 +246,28 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     kernelspecs,
     provisioner,
     rootDir: options.root,
-    kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
-    shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,
+    kernelInfoTimeoutMs: options.kernelInfoTimeout * 1000,
+    shutdownWaitMs: options.shutdownWaitTime * 1000,
     culling: {
-      idleTimeout: options.cullIdleTimeout ?? 0,
-      interval: options.cullInterval ?? 300,
-      connected: options.cullConnected ?? false,
-      busy: options.cullBusy ?? false,
+      idleTimeout: options.cullIdleTimeout,
+      interval: options.cullInterval,
+      connected: options.cullConnected,
+      busy: options.cullBusy,
     },
     warn,
   });
   const sessions = new SessionManager({ kernels });
   const channels = new ChannelsHub(kernels, {
-    pingIntervalMs: (options.wsPingInterval ?? 30) * 1000,
-    highWaterBytes: 4 * 1024 * 1024,
-    overflowBytes: 64 * 1024 * 1024,
+    pingIntervalMs: options.wsPingInterval * 1000,
+    highWaterBytes: SOCKET_HIGH_WATER_BYTES,
+    overflowBytes: SOCKET_OVERFLOW_BYTES,
     rateLimit: {
-      msgRate: options.iopubMsgRateLimit ?? 0,
-      dataRate: options.iopubDataRateLimit ?? 0,
-      windowSeconds: options.rateLimitWindow ?? 3,
+      msgRate: options.iopubMsgRateLimit,
+      dataRate: options.iopubDataRateLimit,
+      windowSeconds: options.rateLimitWindow,
     },
-    replayMaxBytes: options.kernelBufferMaxBytes ?? 16 * 1024 * 1024,
-    replayMaxAgeMs: (options.kernelBufferMaxAge ?? 300) * 1000,
+    replayMaxBytes: options.kernelBufferMaxBytes,
+    replayMaxAgeMs: options.kernelBufferMaxAge * 1000,
     warn,
     onActivity: () => activity.touch(),
   });

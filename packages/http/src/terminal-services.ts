@@ -15,7 +15,7 @@ export interface TerminalServices {
  * server works as before).
  */
 export function createTerminalServices(options: NbserveOptions, activity: Activity): TerminalServices | null {
-  if (options.terminals === false) return null;
+  if (!options.terminals) return null;
   let pty: PtySpawner;
   try {
     pty = (options.loadPty ?? loadNodePty)();
@@ -31,8 +31,8 @@ export function createTerminalServices(options: NbserveOptions, activity: Activi
     pty,
     rootDir: options.root,
     ...(options.terminalShell === undefined ? {} : { shell: shellCommand(options.terminalShell) }),
-    cullInactiveTimeout: options.terminalsCullInactiveTimeout ?? 0,
-    cullInterval: options.terminalsCullInterval ?? 300,
+    cullInactiveTimeout: options.terminalsCullInactiveTimeout,
+    cullInterval: options.terminalsCullInterval,
     warn,
     onActivity: () => activity.touch(),
   });
@@ -41,7 +41,7 @@ export function createTerminalServices(options: NbserveOptions, activity: Activi
     lowWaterBytes: 256 * 1024,
     stallMs: 5000,
     maxStdinLength: 1024 * 1024,
-    pingIntervalMs: (options.wsPingInterval ?? 30) * 1000,
+    pingIntervalMs: options.wsPingInterval * 1000,
     warn,
   });
   return { manager, sockets };

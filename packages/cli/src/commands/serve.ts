@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { generateToken, type ServeOptions, serve } from '@nbserve/http';
+import { escapeHtml } from '@nbserve/core';
+import { DEFAULTS, generateToken, type ServeOptions, serve } from '@nbserve/http';
 import { type HubFlags, type HubSettings, hubSettings, waitForHub } from '../hub-mode.js';
 import { cliLogger, isLogFormat, isLogLevel, jsonLine, type LogFormat, secretScrubber } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
@@ -55,7 +56,7 @@ function commandOutput(format: LogFormat, secrets: string[]) {
 async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<string> {
   await fs.mkdir(runtimeDir, { recursive: true, mode: 0o700 });
   const file = path.join(runtimeDir, `nbserve-${process.pid}-open.html`);
-  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const escaped = escapeHtml(url);
   const html = `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escaped}"></head><body><a href="${escaped}">Open nbserve</a></body></html>\n`;
   await fs.writeFile(file, html, { mode: 0o600 });
   return file;
@@ -76,7 +77,7 @@ function hubSettingsOrExit(
 
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
 export async function runServe(rootArg: string | undefined, flags: ServeCommandOptions): Promise<number> {
-  const { logFormat = 'text' } = flags;
+  const { logFormat = DEFAULTS.logFormat } = flags;
   if (!isLogFormat(logFormat)) {
     process.stderr.write(`nbserve: --log-format must be text or json, not ${JSON.stringify(logFormat)}\n`);
     return 2;
@@ -93,8 +94,8 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
   const { rootDir, hub: hubConfig, ...hubOptions } = hub ?? {};
   const options: ServeCommandOptions = hub ? { ...flags, ...hubOptions, openBrowser: false } : flags;
   const {
-    openBrowser: wantBrowser = true,
-    logLevel = 'warn',
+    openBrowser: wantBrowser = DEFAULTS.openBrowser,
+    logLevel = DEFAULTS.logLevel,
     logFormat: _format,
     token: tokenFlag,
     notebookDir,

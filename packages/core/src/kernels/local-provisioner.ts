@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { NbserveError } from '../errors.js';
+import { type NbserveError, nbserveError } from '../errors.js';
 import { waitForConnectionFile } from './connection-file.js';
 import type { PidRegistry } from './pid-registry.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
@@ -78,7 +78,7 @@ export class LocalProvisioner implements KernelProvisioner {
     cause?: unknown,
     kind: 'internal' | 'unavailable' | 'timeout' = 'internal',
   ): NbserveError {
-    return new NbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
+    return nbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
       reason: 'kernel start failed',
       cause,
     });

@@ -199,9 +199,9 @@ export class TerminalManager {
   async #resolveCwd(cwd: string | undefined): Promise<string> {
     const root = await realpath(this.#options.rootDir);
     if (cwd === undefined || cwd === '' || cwd === '.' || cwd === '/') return root;
-    if (cwd.includes('\0')) throw badRequest('Invalid terminal directory', 'bad cwd');
+    if (cwd.includes('\0')) throw badRequest('Invalid terminal directory', 'bad path');
     const candidate = path.isAbsolute(cwd) ? path.resolve(cwd) : path.resolve(root, cwd);
-    const outside = badRequest('The terminal directory must be inside the server root', 'bad cwd');
+    const outside = badRequest('The terminal directory must be inside the server root', 'bad path');
     let real: string;
     try {
       real = await realpath(candidate);
@@ -210,7 +210,7 @@ export class TerminalManager {
       return root;
     }
     if (!isInside(root, real)) throw outside;
-    if (!(await stat(real)).isDirectory()) throw badRequest('The terminal directory is not a directory', 'bad cwd');
+    if (!(await stat(real)).isDirectory()) throw badRequest('The terminal directory is not a directory', 'bad path');
     return real;
   }
 }

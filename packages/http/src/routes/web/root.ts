@@ -10,7 +10,7 @@ import type { NbserveEnv } from '../../env.js';
 export function registerRootRoutes(app: Hono<NbserveEnv>): void {
   app.get('*', (c, next) => {
     if (c.get('relPath') !== '/') return next();
-    const target = (c.get('services').options.defaultUrl ?? '/tree').replace(/^\/+/, '');
+    const target = c.get('services').options.defaultUrl.replace(/^\/+/, '');
     return c.redirect(`${c.get('baseUrl')}${target}${new URL(c.req.url).search}`, 302);
   });
 }
