@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { badRequest, NbserveError, notFound } from '../errors.js';
+import { badRequest, internalError, notFound, unavailable } from '../errors.js';
 import type { PtySpawner } from './pty.js';
 import { Terminal, type TerminalModel } from './terminal.js';
 
@@ -91,7 +91,7 @@ export class TerminalManager {
    * second shell under the same name and lose track of the first).
    */
   async create(options: CreateTerminalOptions = {}): Promise<Terminal> {
-    if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
+    if (this.#closed) throw unavailable('The server is shutting down');
     if (options.name !== undefined && !TERMINAL_NAME.test(options.name)) {
       throw badRequest('A terminal name is letters, digits and _ only', 'bad name');
     }
@@ -106,7 +106,7 @@ export class TerminalManager {
     try {
       pty = this.#options.pty.spawn({ file: file as string, args, cwd, env: this.#env(cwd), rows, cols });
     } catch (error) {
-      throw new NbserveError('internal', `Could not start the terminal's shell ${file}`, { cause: error });
+      throw internalError(`Could not start the terminal's shell ${file}`, { cause: error });
     }
     const terminal = new Terminal({
       name,
