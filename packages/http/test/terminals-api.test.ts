@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scrape } from '../../../testing/prometheus.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
 
@@ -115,6 +116,25 @@ describe('the REST API', () => {
     expect(model.last_activity > before).toBe(true);
     ws.close();
     await remove(t.name);
+  });
+});
+
+describe('/metrics', () => {
+  it('counts running terminals and their open WebSockets', async () => {
+    const before = await scrape(s.fetch);
+    const { name } = await create();
+    const socket = await connect(name);
+    await socket.waitFor((m) => m[0] === 'setup');
+    const during = await scrape(s.fetch);
+    expect(during.value('terminal_currently_running_total')).toBe(before.value('terminal_currently_running_total') + 1);
+    expect(during.value('nbserve_open_websockets', { kind: 'terminal' })).toBe(
+      before.value('nbserve_open_websockets', { kind: 'terminal' }) + 1,
+    );
+    socket.close();
+    await remove(name);
+    expect((await scrape(s.fetch)).value('terminal_currently_running_total')).toBe(
+      before.value('terminal_currently_running_total'),
+    );
   });
 });
 

@@ -23,6 +23,7 @@ export function registerTerminalSocketRoute(app: Hono<NbserveEnv>): void {
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
         const raw = ws.raw as WebSocket;
+        c.get('services').metrics.trackWebSocket('terminal', raw);
         try {
           terminals.sockets.connect(name, raw);
         } catch {
