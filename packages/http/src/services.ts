@@ -99,7 +99,7 @@ export function createServices(options: NbserveOptions): Services {
   const metrics = new Metrics(activity);
   metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
   // Read without the getter below, so a scrape does not create the terminals.
-  metrics.countTerminals = () => terminals?.manager.list().length ?? 0;
+  metrics.countTerminals = () => (terminals ? terminals.manager.list().length : 0);
   const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
   return {
     options,
