@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';
 import { type Kernel, KernelManager, LocalProvisioner, protocol } from '../src/index.js';
-import { createKernelHarness, runOnClient } from './helpers/kernel-harness.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
 

@@ -52,7 +52,9 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
     await fs.mkdir(path.join(profiles, 'profile_default'));
     s = await startServer({
       ...entry,
-      options: { defaultKernelName: 'javascript', profileSearchDirs: [profiles], nbconvertCommand: false },
+      defaultKernelName: 'javascript',
+      profileSearchDirs: [profiles],
+      nbconvertCommand: false,
     });
     await fs.mkdir(path.join(s.root, 'work'));
     await fs.writeFile(path.join(s.root, 'work', 'Demo.ipynb'), notebookJson('const answer = 6 * 7'));

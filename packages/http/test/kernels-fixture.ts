@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { type Kernel, type KernelMessage, ServerConnection } from '@jupyterlab/services';
 import { WebSocket } from 'ws';
-import { writeFloodKernelSpec } from '../../core/test/fixtures/flood-kernelspec.js';
+import { writeFloodKernelSpec } from '../../../testing/flood-kernelspec.js';
 import type { CreateAppOptions } from '../src/app.js';
 import { type RunningServer, serve } from '../src/serve.js';
 

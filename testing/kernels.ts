@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { KernelMessage, Kernel as LabKernel } from '@jupyterlab/services';
 import {
   type KernelClient,
   KernelManager,
@@ -9,8 +10,8 @@ import {
   LocalProvisioner,
   PidRegistry,
   protocol,
-} from '../../src/index.js';
-import { writeFloodKernelSpec } from '../fixtures/flood-kernelspec.js';
+} from '@nbserve/core';
+import { writeFloodKernelSpec } from './flood-kernelspec.js';
 
 /** A KernelManager over real temp dirs, the Debian python3 kernelspec and the flood kernels. */
 export async function createKernelHarness(overrides: Partial<KernelManagerOptions> = {}) {
@@ -22,7 +23,6 @@ export async function createKernelHarness(overrides: Partial<KernelManagerOption
   await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
   await writeFloodKernelSpec(kernelsDir, 'flood-signal', { interruptMode: 'signal' });
   await writeFloodKernelSpec(kernelsDir, 'dies', { extraArgs: ['--die-after', '5000'] });
-  const { mkdir } = await import('node:fs/promises');
   await mkdir(root, { recursive: true });
   const kernelspecs = new KernelSpecManager({ dirs: [kernelsDir, '/usr/share/jupyter/kernels'] });
   const registry = new PidRegistry(runtimeDir);
@@ -102,5 +102,18 @@ export function runOnClient(
   });
 }
 
-/** True when /proc shows a live (non-zombie) process with this pid. */
-export { isProcessAlive } from '../../src/index.js';
+/** Runs `code` through a `@jupyterlab/services` kernel connection; the reply and every iopub message of the request. */
+export async function execute(
+  kernel: LabKernel.IKernelConnection,
+  code: string,
+  onStdin?: (msg: KernelMessage.IStdinMessage) => void,
+) {
+  const future = kernel.requestExecute({ code, allow_stdin: onStdin !== undefined });
+  const iopub: KernelMessage.IIOPubMessage[] = [];
+  future.onIOPub = (msg) => {
+    iopub.push(msg);
+  };
+  if (onStdin) future.onStdin = onStdin;
+  const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
+  return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
+}
