@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { checkWebSocketOrigin, hostAllowed, originMatches } from '../src/auth/origin.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 
 describe('Origin checks on the API', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture({
+    f = await createTestApp({
       allowOrigin: ['https://exact.example.org'],
       allowOriginPattern: 'https://trusted\\.example\\.com',
     });
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   const get = (origin: string | null, host = 'localhost:8888') =>
     f.app.request(`http://${host}/api/status`, {
@@ -121,7 +122,7 @@ describe('Host allow-list against DNS rebinding', () => {
   });
 
   it('the app answers 403 for a rebound Host, even with a valid token', async () => {
-    const f = await makeFixture();
+    const f = await createTestApp();
     try {
       const res = await f.app.request('http://evil.com/api/status', { headers: { ...auth, host: 'evil.com' } });
       expect(res.status).toBe(403);
@@ -129,7 +130,7 @@ describe('Host allow-list against DNS rebinding', () => {
       const ok = await f.app.request('http://localhost/api/status', { headers: { ...auth, host: 'localhost:1234' } });
       expect(ok.status).toBe(200);
     } finally {
-      await f.cleanup();
+      await f.close();
     }
   });
 });
