@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotTree } from './contents-fixture.js';
+import { snapshotTree } from '../../../testing/temp.js';
 import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
 
 /**
