@@ -118,7 +118,9 @@ export interface TestServer extends TestApp {
   jupyterSettings(options?: { jsonOnly?: boolean }): ServerConnection.ISettings;
   /** Settles once the server stopped listening (`close()` or `POST api/shutdown`). */
   closed: Promise<void>;
-  /** Stops the server, shuts kernels down, removes the temp directory. */
+  /** Stops the server and shuts kernels down, keeping the temp directory (to restart over it). */
+  stop(): Promise<void>;
+  /** `stop()`, then removes the temp directory. */
   close(): Promise<void>;
 }
 
@@ -223,6 +225,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
         fetch: globalThis.fetch,
       }),
     closed: running.closed,
+    stop: () => running.close(),
     async close() {
       await running.close();
       await removeDir(base.dir);

@@ -11,7 +11,7 @@ import { ContentsManager, KernelManager, type KernelMessage, SessionManager } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../../../testing/cookie-jar.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
-import { type Frame, open } from './legacy-ws.js';
+import { type Frame, open } from '../../../testing/ws-recorder.js';
 
 const NAVIGATE = { accept: 'text/html', 'sec-fetch-mode': 'navigate' };
 

@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
-import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 const OLD_NOTEBOOK = {
   metadata: { name: 'OldOne' },
@@ -31,10 +32,10 @@ const OLD_NOTEBOOK = {
 describe('notebooks cross generations in the real notebook page (headless Chromium, python3 kernel)', () => {
   let browser: Browser;
   let page: Page;
-  let s: LegacyServer;
+  let s: TestServer;
 
   beforeAll(async () => {
-    s = await startLegacyServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
+    s = await startServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
     browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${s.origin}/tree?token=${TOKEN}`);
@@ -42,7 +43,7 @@ describe('notebooks cross generations in the real notebook page (headless Chromi
   });
   afterAll(async () => {
     await browser?.close();
-    await s.cleanup();
+    await s.close();
   });
 
   it('a notebook an old client saved opens at /<id> in the current page with its outputs', async () => {

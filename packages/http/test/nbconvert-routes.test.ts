@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 
 const NOTEBOOK = {
   nbformat: 4,
@@ -27,14 +27,14 @@ const NOTEBOOK = {
 };
 
 describe('/api/nbconvert and /nbconvert', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   beforeAll(async () => {
-    s = await startLegacyServer();
+    s = await startServer();
     await fs.mkdir(nodePath.join(s.root, 'sub dir'));
     await fs.writeFile(nodePath.join(s.root, 'sub dir', 'Report é.ipynb'), JSON.stringify(NOTEBOOK));
     await fs.writeFile(nodePath.join(s.root, 'notes.txt'), 'x');
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('lists the built-in exporters and the installed nbconvert ones', async () => {
     const res = await s.fetch('/api/nbconvert');
