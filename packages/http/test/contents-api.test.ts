@@ -26,7 +26,7 @@ describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
 
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await send(path, {
-      method: method,
+      method,
       ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
       headers: { ...json, ...headers },
     });
@@ -259,7 +259,7 @@ describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
     expect(got.status).toBe(307);
     expect(got.headers.get('Location')).toBe('/api/contents/a%20b.txt?content=0');
     for (const method of ['PUT', 'POST', 'PATCH', 'DELETE']) {
-      const res = await send('/api/notebooks/x.ipynb', { method: method, body: '{}', headers: json });
+      const res = await send('/api/notebooks/x.ipynb', { method, body: '{}', headers: json });
       expect(res.status).toBe(307);
       expect(res.headers.get('Location')).toBe('/api/contents/x.ipynb');
     }

@@ -6,28 +6,22 @@ import {
   SessionManager,
 } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute, type KernelServerFixture, startKernelServer } from './kernels-fixture.js';
+import { execute } from '../../../testing/kernels.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { waitFor } from '../../../testing/wait.js';
 
-let fx: KernelServerFixture;
+let fx: TestServer;
 
 beforeAll(async () => {
-  fx = await startKernelServer();
+  fx = await startServer({ floodKernels: true });
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
-
-async function waitFor(predicate: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('@jupyterlab/services KernelSpecManager', () => {
   it('lists python3 as default with resources under /kernelspecs/', async () => {
-    const specs = new KernelSpecManager({ serverSettings: fx.settings() });
+    const specs = new KernelSpecManager({ serverSettings: fx.jupyterSettings() });
     await specs.ready;
     expect(specs.specs?.default).toBe('python3');
     const python = specs.specs?.kernelspecs.python3;
@@ -40,7 +34,7 @@ describe('@jupyterlab/services KernelSpecManager', () => {
       'python3',
       'typescript',
     ]);
-    const logo = await fx.api('GET', 'kernelspecs/python3/logo-64x64.png');
+    const logo = await fx.fetch('kernelspecs/python3/logo-64x64.png');
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
     expect((await logo.arrayBuffer()).byteLength).toBeGreaterThan(100);
@@ -54,7 +48,7 @@ for (const protocolName of ['v1', 'json'] as const) {
     let kernel: Kernel.IKernelConnection;
 
     beforeAll(async () => {
-      manager = new KernelManager({ serverSettings: fx.settings({ jsonOnly: protocolName === 'json' }) });
+      manager = new KernelManager({ serverSettings: fx.jupyterSettings({ jsonOnly: protocolName === 'json' }) });
       await manager.ready;
       kernel = await manager.startNew({ name: 'python3' });
       await kernel.info;
@@ -128,7 +122,7 @@ for (const protocolName of ['v1', 'json'] as const) {
         statuses.push(status);
       };
       kernel.statusChanged.connect(onStatus);
-      const pid = fx.server.app.services.kernels.get(kernel.id).process?.pid as number;
+      const pid = fx.app.services.kernels.get(kernel.id).process?.pid as number;
       process.kill(pid, 'SIGKILL');
       await waitFor(() => statuses.includes('autorestarting') || statuses.includes('restarting'));
       await waitFor(() => {
@@ -143,7 +137,7 @@ for (const protocolName of ['v1', 'json'] as const) {
     it('shuts down: the kernel disappears from the server', async () => {
       const id = kernel.id;
       await kernel.shutdown();
-      expect((await fx.api('GET', `api/kernels/${id}`)).status).toBe(404);
+      expect((await fx.fetch(`api/kernels/${id}`)).status).toBe(404);
     });
   });
 }
@@ -151,8 +145,8 @@ for (const protocolName of ['v1', 'json'] as const) {
 describe('@jupyterlab/services SessionManager', () => {
   it('creates a notebook session with a kernel, finds it by path, renames, and shuts down', async () => {
     const sessions = new SessionManager({
-      serverSettings: fx.settings(),
-      kernelManager: new KernelManager({ serverSettings: fx.settings() }),
+      serverSettings: fx.jupyterSettings(),
+      kernelManager: new KernelManager({ serverSettings: fx.jupyterSettings() }),
     });
     await sessions.ready;
     const session = await sessions.startNew({
@@ -168,11 +162,11 @@ describe('@jupyterlab/services SessionManager', () => {
     const found = await sessions.findByPath('work/a.ipynb');
     expect(found?.id).toBe(session.id);
     await session.setPath('work/b.ipynb');
-    const model = await (await fx.api('GET', `api/sessions/${session.id}`)).json();
+    const model = await (await fx.fetch(`api/sessions/${session.id}`)).json();
     expect(model).toMatchObject({ path: 'work/b.ipynb', type: 'notebook', notebook: { path: 'work/b.ipynb' } });
     await session.shutdown();
-    expect((await fx.api('GET', `api/kernels/${kernel.id}`)).status).toBe(404);
-    expect(await (await fx.api('GET', 'api/sessions')).json()).toEqual([]);
+    expect((await fx.fetch(`api/kernels/${kernel.id}`)).status).toBe(404);
+    expect(await (await fx.fetch('api/sessions')).json()).toEqual([]);
     sessions.dispose();
   });
 });

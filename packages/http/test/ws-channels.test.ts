@@ -2,18 +2,19 @@ import { readdirSync } from 'node:fs';
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-let fx: KernelServerFixture;
+let fx: TestServer;
 let kernelId: string;
 
 beforeAll(async () => {
-  fx = await startKernelServer({ kernelBufferMaxAge: 60 });
-  const res = await fx.api('POST', 'api/kernels', { name: 'flood' });
+  fx = await startServer({ floodKernels: true, kernelBufferMaxAge: 60 });
+  const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'flood' } });
   kernelId = ((await res.json()) as { id: string }).id;
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
 
 type Received = { channel: string; msg: protocol.JupyterMessage };
@@ -29,7 +30,7 @@ class Client {
     options: { session?: string; v1?: boolean; headers?: Record<string, string>; token?: boolean } = {},
   ) {
     this.session = options.session ?? protocol.newMsgId();
-    const url = `${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=${this.session}${options.token === false ? '' : `&token=${TOKEN}`}`;
+    const url = `${fx.url.replace('http', 'ws')}api/kernels/${id}/channels?session_id=${this.session}${options.token === false ? '' : `&token=${TOKEN}`}`;
     this.ws = new WebSocket(url, options.v1 ? [protocol.V1_SUBPROTOCOL] : [], { headers: options.headers ?? {} });
     this.ws.on('message', (data: Buffer, isBinary) => {
       if (this.ws.protocol === protocol.V1_SUBPROTOCOL) {
@@ -103,12 +104,12 @@ describe('channels WebSocket', () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;
     await c.until(() => c.received.some((r) => r.msg.header.msg_type === 'kernel_info_reply'));
-    const model = (await (await fx.api('GET', `api/kernels/${kernelId}`)).json()) as { connections: number };
+    const model = (await (await fx.fetch(`api/kernels/${kernelId}`)).json()) as { connections: number };
     expect(model.connections).toBe(1);
-    const status = (await (await fx.api('GET', 'api/status')).json()) as { connections: number; kernels: number };
+    const status = (await (await fx.fetch('api/status')).json()) as { connections: number; kernels: number };
     expect(status).toMatchObject({ connections: 1, kernels: 1 });
     await c.close();
-    await c.until(() => fx.server.app.services.kernels.get(kernelId).connections === 0);
+    await c.until(() => fx.app.services.kernels.get(kernelId).connections === 0);
   });
 
   it('fans iopub out to every client and routes replies to the asking client only', async () => {
@@ -151,7 +152,7 @@ describe('channels WebSocket', () => {
     const other = new Client(kernelId);
     await other.opened;
     await first.close();
-    await first.until(() => fx.server.app.services.kernels.get(kernelId).connections === 1);
+    await first.until(() => fx.app.services.kernels.get(kernelId).connections === 1);
     const request = other.execute('flood 20');
     await other.finished(request.header.msg_id);
     const again = new Client(kernelId, { session, v1: true });
@@ -173,7 +174,7 @@ describe('channels WebSocket', () => {
       await c.opened;
       await c.close();
     }
-    const hub = fx.server.app.services.channels;
+    const hub = fx.app.services.channels;
     await new Promise((r) => setTimeout(r, 100));
     expect(hub.detachedSessions(kernelId)).toBe(16);
     // The newest ones are those kept: reconnecting the last one still replays.
@@ -191,7 +192,7 @@ describe('channels WebSocket', () => {
     const newer = new Client(kernelId, { session });
     await newer.opened;
     expect(await closed).toBe(1000);
-    expect(fx.server.app.services.kernels.get(kernelId).connections).toBe(1);
+    expect(fx.app.services.kernels.get(kernelId).connections).toBe(1);
     await newer.close();
   });
 
@@ -199,7 +200,7 @@ describe('channels WebSocket', () => {
     const json = new Client(kernelId);
     const v1 = new Client(kernelId, { v1: true });
     await Promise.all([json.opened, v1.opened]);
-    const before = fx.server.app.services.channels.badFrames(kernelId);
+    const before = fx.app.services.channels.badFrames(kernelId);
     json.ws.send('{not json');
     json.ws.send(JSON.stringify({ channel: 'nope', header: { msg_id: 'x', msg_type: 'execute_request' } }));
     json.ws.send(JSON.stringify({ channel: 'shell', header: { msg_id: 'x' } }));
@@ -223,8 +224,8 @@ describe('channels WebSocket', () => {
       }),
     );
     v1.ws.send(notJson);
-    await json.until(() => fx.server.app.services.channels.badFrames(kernelId) - before === 9);
-    expect(fx.warnings.some((w) => w.includes('dropped a WebSocket frame'))).toBe(true);
+    await json.until(() => fx.app.services.channels.badFrames(kernelId) - before === 9);
+    expect(fx.logger.lines.some((w) => w.includes('dropped a WebSocket frame'))).toBe(true);
     // Both sockets are still open and working.
     const r1 = json.execute('ok-json');
     const r2 = v1.execute('ok-v1');
@@ -244,7 +245,7 @@ describe('channels WebSocket', () => {
     const json = new Client(kernelId);
     const v1 = new Client(kernelId, { v1: true });
     await Promise.all([json.opened, v1.opened]);
-    const before = fx.server.app.services.channels.badFrames(kernelId);
+    const before = fx.app.services.channels.badFrames(kernelId);
     // The JSON framing with a buffer: [count, offsets..., JSON, buffer]; the JSON holds a raw 0xFF.
     const msg = protocol.createMessage('execute_request', { code: 'BAD', silent: false }, { session: json.session });
     const body = Buffer.from(JSON.stringify({ channel: 'shell', ...msg, buffers: undefined }));
@@ -258,7 +259,7 @@ describe('channels WebSocket', () => {
     const content = Buffer.from(raw.content);
     content[content.indexOf('BAD')] = 0xff;
     v1.ws.send(protocol.encodeV1Frame('shell', { ...raw, content }));
-    await json.until(() => fx.server.app.services.channels.badFrames(kernelId) - before === 2);
+    await json.until(() => fx.app.services.channels.badFrames(kernelId) - before === 2);
     const ok = json.execute('still-ok');
     expect((await json.finished(ok.header.msg_id)).some((r) => r.msg.header.msg_type === 'execute_result')).toBe(true);
     await Promise.all([json.close(), v1.close()]);
@@ -267,7 +268,7 @@ describe('channels WebSocket', () => {
   it('drops and counts kernel messages whose signature does not verify', async () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;
-    const kernel = fx.server.app.services.kernels.get(kernelId);
+    const kernel = fx.app.services.kernels.get(kernelId);
     const before = kernel.badSignatures;
     const request = c.execute('badsig');
     const mine = await c.finished(request.header.msg_id);
@@ -284,7 +285,7 @@ describe('channels WebSocket', () => {
     await expect(new Client(kernelId, { headers: { Origin: 'http://evil.example' } }).opened).rejects.toThrow(
       'HTTP 403',
     );
-    const plain = await fx.api('GET', `api/kernels/${kernelId}/channels`);
+    const plain = await fx.fetch(`api/kernels/${kernelId}/channels`);
     expect(plain.status).toBe(400);
     expect(await plain.json()).toMatchObject({ message: expect.stringContaining('Upgrade'), reason: null });
   });
@@ -292,7 +293,7 @@ describe('channels WebSocket', () => {
   it('tells clients restarting then works again when the kernel process is killed from outside', async () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;
-    const kernel = fx.server.app.services.kernels.get(kernelId);
+    const kernel = fx.app.services.kernels.get(kernelId);
     const pid = kernel.process?.pid as number;
     process.kill(pid, 'SIGKILL');
     await c.until(() =>
