@@ -4,12 +4,12 @@
  * object, so a test may change what it got.
  */
 
-export interface V4Notebook {
+export type V4Notebook = {
   cells: Record<string, unknown>[];
   metadata: Record<string, unknown>;
   nbformat: 4;
   nbformat_minor: number;
-}
+};
 
 /** An nbformat 4.5 notebook with these cells (`[]` for the one Jupyter creates as Untitled). */
 export function v4Notebook(cells: Record<string, unknown>[] = [], metadata: Record<string, unknown> = {}): V4Notebook {
@@ -36,18 +36,14 @@ interface V4CellOptions {
   metadata?: Record<string, unknown>;
 }
 
-export interface V3Cell {
-  cell_type: string;
-  metadata: Record<string, unknown>;
-  [key: string]: unknown;
-}
+export type V3Cell = Record<string, unknown> & { cell_type: string; metadata: Record<string, unknown> };
 
-export interface V3Notebook {
+export type V3Notebook = {
   metadata: { name: string } & Record<string, unknown>;
   nbformat: 3;
   nbformat_minor: 0;
   worksheets: { metadata: Record<string, unknown>; cells: V3Cell[] }[];
-}
+};
 
 /** An nbformat 3.0 notebook (one worksheet), as IPython 1–3 and Notebook's `/notebooks` API wrote it. */
 export function v3Notebook(name: string, cells: V3Cell[]): V3Notebook {

@@ -1,29 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
 import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 
-const V3 = (name: string, output = '2') => ({
-  metadata: { name },
-  nbformat: 3,
-  nbformat_minor: 0,
-  worksheets: [
-    {
-      metadata: {},
-      cells: [
-        {
-          cell_type: 'code',
-          collapsed: false,
-          input: '1+1',
-          language: 'python',
-          metadata: {},
-          prompt_number: 1,
-          outputs: [{ output_type: 'pyout', prompt_number: 1, text: output, metadata: {} }],
-        },
-      ],
-    },
-  ],
-});
+const V3 = (name: string, output = '2') => v3Notebook(name, [v3CodeCell('1+1', 1, [v3Pyout(1, output)])]);
 
 type Entry = { notebook_id: string; name: string; kernel_id: string | null };
 
