@@ -39,6 +39,39 @@ function ourImports(text: string): { from: string; typeOnly: boolean }[] {
   return found;
 }
 
+/** Every TypeScript file of the tests: each package's `test/` folder and the shared kit in `testing/`. */
+async function testFiles(): Promise<string[]> {
+  const packages = await fs.readdir(path.join(REPO, 'packages'), { withFileTypes: true });
+  const files: string[] = [];
+  for (const p of packages) {
+    const test = path.join('packages', p.name, 'test');
+    if (p.isDirectory() && (await fs.stat(path.join(REPO, test)).catch(() => undefined))?.isDirectory())
+      files.push(...(await filesUnder(test)));
+  }
+  files.push(...(await filesUnder('testing')));
+  return files.filter((file) => file.endsWith('.ts'));
+}
+
+/** The relative modules a file imports or re-exports (statically or with `import()`). */
+function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  for (const [, from] of text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+['"](\.{1,2}\/[^'"]*)['"]/gm))
+    found.push(from ?? '');
+  for (const [, from] of text.matchAll(/import\(\s*['"](\.{1,2}\/[^'"]*)['"]/g)) found.push(from ?? '');
+  return found;
+}
+
+/** `packages/<name>/test/…` -> `<name>`; anything else -> undefined. */
+function testPackageOf(file: string): string | undefined {
+  return /^packages\/([^/]+)\/test\//.exec(file)?.[1];
+}
+
+/** A string constant named TOKEN (or `…_TOKEN`): the test token, defined in testing/token.ts only. */
+const TOKEN_DEFINITION = /^\s*(?:export\s+)?(?:const|let|var)\s+(?:\w+_)?TOKEN\s*=\s*['"`]/m;
+
+/** A helper that builds and serves an app for tests: only testing/server.ts has them. */
+const SERVER_STARTER = /^\s*export\s+(?:async\s+)?function\s+(start\w*Server|make\w*Fixture|create\w*TestApp)\b/m;
+
 function lineCount(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
@@ -67,7 +100,46 @@ describe('the shape of the code', () => {
     expect(values).toEqual([]);
   });
 
+  it("keeps each package's tests out of other packages' test folders: shared helpers live in testing/", async () => {
+    const files = await testFiles();
+    expect(files).toEqual(expect.arrayContaining(['testing/server.ts', 'packages/http/test/base-url-matrix.test.ts']));
+    const offenders: string[] = [];
+    for (const file of files) {
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      for (const from of relativeImports(text)) {
+        const target = path.relative(REPO, path.resolve(REPO, path.dirname(file), from));
+        const owner = testPackageOf(target);
+        if (owner !== undefined && owner !== testPackageOf(file)) offenders.push(`${file}: ${from}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('defines the test token once (testing/token.ts) and the test server starters once (testing/server.ts)', async () => {
+    const tokens: string[] = [];
+    const starters: string[] = [];
+    for (const file of [...(await testFiles()), ...(await filesUnder('scripts'))]) {
+      if (!file.endsWith('.ts')) continue;
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      if (TOKEN_DEFINITION.test(text)) tokens.push(file);
+      if (SERVER_STARTER.test(text)) starters.push(file);
+    }
+    expect(tokens).toEqual(['testing/token.ts']);
+    expect(starters).toEqual(['testing/server.ts']);
+  });
+
   it('finds what the checks above look for', () => {
+    expect(relativeImports("import { a } from '../../http/test/x.js';\nawait import('./y.js');")).toEqual([
+      '../../http/test/x.js',
+      './y.js',
+    ]);
+    expect(testPackageOf('packages/http/test/x.ts')).toBe('http');
+    expect(testPackageOf('testing/server.ts')).toBeUndefined();
+    expect(TOKEN_DEFINITION.test("const TOKEN = 'abc';")).toBe(true);
+    expect(TOKEN_DEFINITION.test("export const LEGACY_TOKEN = 'abc';")).toBe(true);
+    expect(TOKEN_DEFINITION.test("import { TOKEN } from '../../../testing/token.js';")).toBe(false);
+    expect(SERVER_STARTER.test('export async function startKernelServer() {')).toBe(true);
+    expect(SERVER_STARTER.test('export async function makeFixture() {')).toBe(true);
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a\nb')).toBe(2);
     const text = "import type { A } from '@nbserve/core';\nimport {\n  type B,\n} from '@nbserve/core';\n";

@@ -1,33 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
+import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 
-const OLD_NOTEBOOK = {
-  metadata: { name: 'OldOne' },
-  nbformat: 3,
-  nbformat_minor: 0,
-  worksheets: [
-    {
-      metadata: {},
-      cells: [
-        {
-          cell_type: 'code',
-          collapsed: false,
-          input: 'print("hello old")\n6*7',
-          language: 'python',
-          metadata: {},
-          prompt_number: 3,
-          outputs: [
-            { output_type: 'stream', stream: 'stdout', text: 'hello old\n' },
-            { output_type: 'pyout', prompt_number: 3, text: '42', metadata: {} },
-          ],
-        },
-      ],
-    },
-  ],
-};
+const OLD_NOTEBOOK = v3Notebook('OldOne', [
+  v3CodeCell('print("hello old")\n6*7', 3, [
+    { output_type: 'stream', stream: 'stdout', text: 'hello old\n' },
+    v3Pyout(3, '42'),
+  ]),
+]);
 
 describe('notebooks cross generations in the real notebook page (headless Chromium, python3 kernel)', () => {
   let browser: Browser;
