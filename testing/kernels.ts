@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { KernelMessage, Kernel as LabKernel } from '@jupyterlab/services';
 import {
   type KernelClient,
   KernelManager,
@@ -100,20 +99,4 @@ export function runOnClient(
     };
     client.send(options.channel ?? 'shell', protocol.toRaw(request));
   });
-}
-
-/** Runs `code` through a `@jupyterlab/services` kernel connection; the reply and every iopub message of the request. */
-export async function execute(
-  kernel: LabKernel.IKernelConnection,
-  code: string,
-  onStdin?: (msg: KernelMessage.IStdinMessage) => void,
-) {
-  const future = kernel.requestExecute({ code, allow_stdin: onStdin !== undefined });
-  const iopub: KernelMessage.IIOPubMessage[] = [];
-  future.onIOPub = (msg) => {
-    iopub.push(msg);
-  };
-  if (onStdin) future.onStdin = onStdin;
-  const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
-  return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
 }

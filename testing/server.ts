@@ -49,7 +49,7 @@ export type StartServerOptions = Partial<CreateAppOptions> & {
   /** Mount nbserve at this path of a host Hono app (`new Hono().route(prefix, app)`), as README shows. */
   mountPrefix?: string;
   /**
-   * Write the flood test kernels (`flood`, `mute`; testing/flood-kernel.ts) into `kernelsDir` and
+   * Write the flood test kernels (`flood`, `mute`, `slow`; testing/flood-kernel.ts) into `kernelsDir` and
    * look for kernelspecs there and in Debian's `/usr/share/jupyter/kernels` (`python3`) only.
    */
   floodKernels?: boolean;
@@ -160,6 +160,8 @@ export async function createTestApp(options: StartServerOptions = {}): Promise<T
   if (floodKernels) {
     await writeFloodKernelSpec(kernelsDir, 'flood');
     await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
+    // Publishes its connection at once but reads its first request only after 3 s.
+    await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', '3000'] });
   }
   const logger = recordingLogger();
   const app = createApp({

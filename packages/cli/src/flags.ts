@@ -3,9 +3,10 @@ import * as v from 'valibot';
 
 /**
  * Every flag of `nbserve [root]`, in one table. To add a flag, add a row: commander, `--help`,
- * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it.
+ * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it. A `list`
+ * flag may also be repeated; `pairs` is a repeatable `NAME=VALUE`, collected into an object.
  */
-export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size';
+export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size' | 'pairs';
 
 export interface FlagSpec {
   /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
@@ -276,6 +277,51 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'how long kernel output is kept for a disconnected client',
     defaultText: '300',
   },
+  {
+    name: 'gateway-url',
+    type: 'string',
+    option: 'gatewayUrl',
+    valueName: 'url',
+    description:
+      'run kernels on this Kernel or Enterprise Gateway (http or https) instead of this machine; see docs/gateway.md',
+    defaultText: '$JUPYTER_GATEWAY_URL, else none (local kernels)',
+  },
+  {
+    name: 'gateway-auth-token',
+    type: 'string',
+    option: 'gatewayAuthToken',
+    valueName: 'token',
+    description: 'token sent to the gateway as Authorization: token <token>',
+    defaultText: '$JUPYTER_GATEWAY_AUTH_TOKEN, else none',
+  },
+  {
+    name: 'gateway-header',
+    type: 'pairs',
+    option: 'gatewayHeaders',
+    valueName: 'name=value',
+    description: 'extra header on every gateway request and WebSocket; repeat for more',
+    defaultText: 'none',
+  },
+  {
+    name: 'gateway-request-timeout',
+    type: 'integer',
+    option: 'gatewayRequestTimeout',
+    min: 1,
+    max: 86_400,
+    valueName: 'seconds',
+    description:
+      'how long a gateway request may take before it fails with 503 (kernel starts: at least KERNEL_LAUNCH_TIMEOUT + 2)',
+    defaultText: '42',
+  },
+  {
+    name: 'gateway-env',
+    type: 'list',
+    option: 'gatewayEnv',
+    valueName: 'names',
+    description:
+      'environment variables forwarded to gateway kernels besides every KERNEL_*; comma-separated or repeated',
+    defaultText: 'none',
+  },
 ];
 
 const BOOLEAN_VALUES: Record<string, boolean> = {
@@ -347,6 +393,11 @@ export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
       const bytes = Math.floor(Number(match?.[1]) * unit);
       if (bytes < 1) fail(flag, 'must be at least 1 byte');
       return bytes;
+    }
+    case 'pairs': {
+      const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)=([^\r\n]*)$/.exec(raw);
+      if (!match) fail(flag, `expected NAME=VALUE, got ${JSON.stringify(raw)}`);
+      return [match[1] as string, match[2] as string];
     }
     case 'list':
       return raw

@@ -17,7 +17,13 @@ function addFlag(command: Command, flag: FlagSpec): void {
   option.argParser((raw: string, previous: unknown) => {
     const value = parseFlagValue(flag, raw);
     // A list flag may be repeated: --allow-origin a --allow-origin b.
-    return flag.type === 'list' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value;
+    if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
+    // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
+    if (flag.type === 'pairs') {
+      const [name, text] = value as [string, string];
+      return { ...(previous as Record<string, string> | undefined), [name]: text };
+    }
+    return value;
   });
   command.addOption(option);
 }

@@ -142,5 +142,5 @@ describe('saves interrupted by SIGKILL leave nothing behind', () => {
     expect([saved.cells[0]?.source].flat().join('')).toBe('plot(0)');
     last.child.kill('SIGTERM');
     expect((await last.exit).code).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });

@@ -66,11 +66,19 @@ function testPackageOf(file: string): string | undefined {
   return /^packages\/([^/]+)\/test\//.exec(file)?.[1];
 }
 
-/** A string constant named TOKEN (or `…_TOKEN`): the test token, defined in testing/token.ts only. */
-const TOKEN_DEFINITION = /^\s*(?:export\s+)?(?:const|let|var)\s+(?:\w+_)?TOKEN\s*=\s*['"`]/m;
+/** The test token, a string constant named TOKEN: defined in testing/token.ts only. */
+const TOKEN_DEFINITION = /^\s*(?:export\s+)?(?:const|let|var)\s+TOKEN\s*=\s*['"`]/m;
 
-/** A helper that builds and serves an app for tests: only testing/server.ts has them. */
-const SERVER_STARTER = /^\s*export\s+(?:async\s+)?function\s+(start\w*Server|make\w*Fixture|create\w*TestApp)\b/m;
+/**
+ * A helper module (not a test file) that builds an nbserve app for tests: it imports nbserve's
+ * http package (or its sources) and calls `createApp`, `serve` or `listen`. Only testing/server.ts
+ * may; tests of `serve` itself call it in their own file.
+ */
+function isServerStarter(file: string, text: string): boolean {
+  if (file.endsWith('.test.ts')) return false;
+  const http = /from\s+['"](?:@nbserve\/http|(?:\.\.\/)+(?:http\/)?src\/(?:app|serve|index)\.js)['"]/.test(text);
+  return http && /\b(?:createApp|serve|listen)\(/.test(text);
+}
 
 function lineCount(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
@@ -118,11 +126,12 @@ describe('the shape of the code', () => {
   it('defines the test token once (testing/token.ts) and the test server starters once (testing/server.ts)', async () => {
     const tokens: string[] = [];
     const starters: string[] = [];
-    for (const file of [...(await testFiles()), ...(await filesUnder('scripts'))]) {
+    const tests = await testFiles();
+    for (const file of [...tests, ...(await filesUnder('scripts'))]) {
       if (!file.endsWith('.ts')) continue;
       const text = await fs.readFile(path.join(REPO, file), 'utf8');
       if (TOKEN_DEFINITION.test(text)) tokens.push(file);
-      if (SERVER_STARTER.test(text)) starters.push(file);
+      if (tests.includes(file) && isServerStarter(file, text)) starters.push(file);
     }
     expect(tokens).toEqual(['testing/token.ts']);
     expect(starters).toEqual(['testing/server.ts']);
@@ -136,10 +145,14 @@ describe('the shape of the code', () => {
     expect(testPackageOf('packages/http/test/x.ts')).toBe('http');
     expect(testPackageOf('testing/server.ts')).toBeUndefined();
     expect(TOKEN_DEFINITION.test("const TOKEN = 'abc';")).toBe(true);
-    expect(TOKEN_DEFINITION.test("export const LEGACY_TOKEN = 'abc';")).toBe(true);
+    expect(TOKEN_DEFINITION.test("export const TOKEN = 'abc';")).toBe(true);
+    expect(TOKEN_DEFINITION.test("export const NOTEBOOK6_TOKEN = 'abc';")).toBe(false);
     expect(TOKEN_DEFINITION.test("import { TOKEN } from '../../../testing/token.js';")).toBe(false);
-    expect(SERVER_STARTER.test('export async function startKernelServer() {')).toBe(true);
-    expect(SERVER_STARTER.test('export async function makeFixture() {')).toBe(true);
+    const starter = "import { serve } from '../src/serve.js';\nexport const start = () => serve({ port: 0 });";
+    expect(isServerStarter('packages/http/test/kernels-fixture.ts', starter)).toBe(true);
+    expect(isServerStarter('packages/web/test/harness.ts', starter.replace('../src/', '../../http/src/'))).toBe(true);
+    expect(isServerStarter('packages/http/test/app-tls.test.ts', starter)).toBe(false);
+    expect(isServerStarter('testing/notebook6.ts', "import { spawn } from 'node:child_process';")).toBe(false);
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a\nb')).toBe(2);
     const text = "import type { A } from '@nbserve/core';\nimport {\n  type B,\n} from '@nbserve/core';\n";

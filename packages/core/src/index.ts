@@ -3,6 +3,7 @@ export * from './config/index.js';
 export * from './contents/index.js';
 export * from './errors.js';
 export * from './export/index.js';
+export * from './gateway/index.js';
 export { escapeHtml, jsonForScript } from './html/escape.js';
 export * from './kernels/index.js';
 export * from './kernelspecs/index.js';

@@ -43,7 +43,8 @@ describe('readiness of a kernel slow to start', () => {
     const nudges = received - 1;
     expect(nudges).toBeGreaterThanOrEqual(1);
     expect(nudges).toBeLessThanOrEqual(4);
-    expect(elapsed).toBeLessThan(SERVE_AFTER_MS + 2500);
+    // Room for a loaded machine, still short of the nudge after 3.5 s that a slower backoff would wait for.
+    expect(elapsed).toBeLessThan(SERVE_AFTER_MS + 4000);
   });
 });
 

@@ -49,7 +49,7 @@ function parts(text: string, style: 'node' | 'python') {
   const parent = { ...header, msg_id: 'parent-\u00e9', msg_type: 'execute_request', session: 'client' };
   const metadata = { note: text, nested: { list: [1, 2.5, -1, 1e300, true, false, null] } };
   const content = { name: 'stdout', text };
-  const json = { header, parent_header: parent, metadata, content };
+  const json = { header, msg_id: header.msg_id, msg_type: header.msg_type, parent_header: parent, metadata, content };
   const raw = {
     header: Buffer.from(dumps(header)),
     parentHeader: Buffer.from(dumps(parent)),

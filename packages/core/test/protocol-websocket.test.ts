@@ -89,6 +89,8 @@ describe('protocol: JSON framing', () => {
     expect(JSON.parse(text as string)).toEqual({
       channel: 'iopub',
       header: msg.header,
+      msg_id: msg.header.msg_id,
+      msg_type: 'execute_result',
       parent_header: {},
       metadata: {},
       content: { data: { 'text/plain': '2' } },
@@ -105,12 +107,20 @@ describe('protocol: JSON framing', () => {
     expect(frame.readUInt32BE(0)).toBe(3);
     const theirs = deserialize(frame.buffer.slice(frame.byteOffset, frame.byteOffset + frame.length) as ArrayBuffer);
     expect(theirs.header.msg_id).toBe(msg.header.msg_id);
+    expect(theirs).toMatchObject({ msg_id: msg.header.msg_id, msg_type: 'comm_msg' });
     expect(theirs.buffers?.map((b) => Array.from(new Uint8Array((b as DataView).buffer)))).toEqual([[1, 2], [3]]);
 
     const back = serialize({ ...msg, channel: 'shell' } as never) as ArrayBuffer;
     const decoded = decodeJsonFrame(new Uint8Array(back), true);
     expect(decoded.channel).toBe('shell');
     expect(decoded.msg.buffers.map((b) => Array.from(b))).toEqual([[1, 2], [3]]);
+  });
+
+  it('copies a header that needs escaping or lacks the fields to the top level as valid JSON', () => {
+    const odd = (header: string) =>
+      JSON.parse(encodeJsonFrameRaw('shell', { ...emptyRaw, header: Buffer.from(header) }) as string);
+    expect(odd('{"msg_type": "a\\"b", "msg_id": "\\u00e9-1"}')).toMatchObject({ msg_id: 'é-1', msg_type: 'a"b' });
+    expect(odd('{}')).toMatchObject({ msg_id: '', msg_type: '' });
   });
 
   it('decodes text frames, defaulting to shell, and rejects bad ones', () => {

@@ -17,6 +17,7 @@ export { rotateSecret } from './auth/secret-file.js';
 export { redactUrl } from './middleware/request-log.js';
 export type { NbserveOptions } from './options.js';
 export {
+  DEFAULT_GATEWAY_REQUEST_TIMEOUT,
   DEFAULT_MAX_BODY_SIZE,
   defaultConfigDir,
   defaultDataDir,

@@ -82,6 +82,19 @@ export interface NbserveOptions {
   kernelBufferMaxAge?: number;
   /** Seconds between WebSocket pings on kernel channels; 0 = off. Default 30. */
   wsPingInterval?: number;
+  /**
+   * A Kernel or Enterprise Gateway (http or https URL) that runs every kernel instead of this
+   * machine: kernelspecs and kernels come from it, channels are proxied (docs/gateway.md).
+   */
+  gatewayUrl?: string;
+  /** Sent to the gateway as `Authorization: token <token>`. */
+  gatewayAuthToken?: string;
+  /** Extra headers on every gateway request and WebSocket handshake. */
+  gatewayHeaders?: Readonly<Record<string, string>>;
+  /** Seconds a gateway request may take. Default 42 (`DEFAULT_GATEWAY_REQUEST_TIMEOUT`). */
+  gatewayRequestTimeout?: number;
+  /** Variables of the server's environment forwarded at kernel start besides every `KERNEL_*`. */
+  gatewayEnv?: readonly string[];
 }
 
 /** A sink for log lines. Every line the server emits has secrets redacted first. */
@@ -92,6 +105,8 @@ export interface Logger {
 }
 
 export const DEFAULT_MAX_BODY_SIZE = 512 * 1024 * 1024;
+/** Seconds a gateway request may take, as jupyter_server's `GatewayClient.request_timeout`. */
+export const DEFAULT_GATEWAY_REQUEST_TIMEOUT = 42;
 
 type Env = Readonly<Record<string, string | undefined>>;
 

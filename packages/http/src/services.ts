@@ -7,9 +7,14 @@ import {
   ExportManager,
   FileSignatureStore,
   FileSystemStore,
+  GatewayClient,
+  GatewayKernelSpecs,
+  GatewayProvisioner,
   IpclusterProvider,
   KernelManager,
+  type KernelProvisioner,
   KernelSpecManager,
+  type KernelSpecSource,
   LegacyNotebookRegistry,
   LegacyNotebooks,
   LocalProvisioner,
@@ -24,7 +29,7 @@ import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { anonymousIdentity, type Identity } from './auth/identity.js';
-import type { NbserveOptions } from './options.js';
+import { DEFAULT_GATEWAY_REQUEST_TIMEOUT, type NbserveOptions } from './options.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
 /**
@@ -51,8 +56,8 @@ export interface Services {
   readonly rst: RstService;
   /** The older single-directory notebook routes' view of `contents` (ids <-> top-level notebooks). */
   readonly legacyNotebooks: LegacyNotebooks;
-  /** Kernelspecs on disk and built in, behind `/api/kernelspecs`. */
-  readonly kernelspecs: KernelSpecManager;
+  /** Kernelspecs on disk and built in (or a gateway's), behind `/api/kernelspecs`. */
+  readonly kernelspecs: KernelSpecSource;
   /** Running kernels behind `/api/kernels`. */
   readonly kernels: KernelManager;
   /** Path <-> kernel bindings behind `/api/sessions`. */
@@ -165,9 +170,25 @@ function legacyRegistry(options: NbserveOptions): LegacyNotebookRegistry {
   return new LegacyNotebookRegistry({ file: path.join(options.dataDir, 'legacy-notebook-ids', `${key}.json`) });
 }
 
-/** Kernelspecs, kernels (local processes, orphans of a crashed run reaped first), sessions, channels. */
-function createKernelServices(options: NbserveOptions, activity: Activity) {
-  const warn = (message: string) => options.logger.warn(message);
+/** Where kernels run: on a gateway when one is configured (docs/gateway.md). */
+function gatewayBackend(options: NbserveOptions, gatewayUrl: string, warn: (message: string) => void) {
+  const client = new GatewayClient({
+    url: gatewayUrl,
+    ...(options.gatewayAuthToken ? { authToken: options.gatewayAuthToken } : {}),
+    ...(options.gatewayHeaders ? { headers: options.gatewayHeaders } : {}),
+    requestTimeoutMs: (options.gatewayRequestTimeout ?? DEFAULT_GATEWAY_REQUEST_TIMEOUT) * 1000,
+    env: options.gatewayEnv ?? [],
+  });
+  const kernelspecs = new GatewayKernelSpecs(client, {
+    ...(options.allowedKernelSpecs ? { allowed: [...options.allowedKernelSpecs] } : {}),
+    defaultName: options.defaultKernelName,
+    user: process.env.KERNEL_USERNAME,
+  });
+  return { kernelspecs, provisioner: new GatewayProvisioner({ client, warn }) };
+}
+
+/** Local kernels: specs on disk and built in, processes on this machine (orphans of a crashed run reaped first). */
+function localBackend(options: NbserveOptions, warn: (message: string) => void) {
   const kernelspecs = new KernelSpecManager({
     ...(options.kernelSpecDirs ? { dirs: [...options.kernelSpecDirs] } : {}),
     // The built-in JavaScript and TypeScript kernels are always offered unless the embedder
@@ -180,9 +201,17 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
   const registry = new PidRegistry(options.runtimeDir);
   const reaped = registry.reapOrphans();
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
+  return { kernelspecs, provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }) };
+}
+
+/** Kernelspecs, kernels, sessions, channels. */
+function createKernelServices(options: NbserveOptions, activity: Activity) {
+  const warn = (message: string) => options.logger.warn(message);
+  const { kernelspecs, provisioner }: { kernelspecs: KernelSpecSource; provisioner: KernelProvisioner } =
+    options.gatewayUrl ? gatewayBackend(options, options.gatewayUrl, warn) : localBackend(options, warn);
   const kernels = new KernelManager({
     kernelspecs,
-    provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }),
+    provisioner,
     rootDir: options.root,
     kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
     shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,

@@ -88,12 +88,13 @@ describe('a kernel WebSocket whose client sent its close frame', () => {
     const kernel = (await (await fx.fetch('api/kernels', { method: 'POST', json: { name: 'flood' } })).json()) as {
       id: string;
     };
+    // A kernel still starting is never culled: wait until it is idle.
+    await waitFor(async () => kernels.get(kernel.id).executionState === 'idle', { timeoutMs: 60_000 });
     const client = await stallingClient(kernel.id);
     try {
       await waitFor(async () => (await connections(kernel.id)) === 1, { timeoutMs: 10_000 });
       await waitFor(async () => Date.now() - kernels.get(kernel.id).lastActivity.getTime() > IDLE_TIMEOUT_S * 1000, {
         timeoutMs: 5_000,
-        intervalMs: 20,
       });
       expect(await kernels.cullIdle()).toEqual([]);
       client.closeAndStall();

@@ -22,6 +22,8 @@ type Received = { channel: string; msg: protocol.JupyterMessage };
 /** A raw WebSocket client of the channels endpoint that decodes both framings. */
 class Client {
   readonly received: Received[] = [];
+  /** The JSON framing's text frames as they came. */
+  readonly texts: string[] = [];
   readonly ws: WebSocket;
   readonly opened: Promise<void>;
   readonly session: string;
@@ -37,6 +39,7 @@ class Client {
         const { channel, raw } = protocol.decodeV1Frame(data);
         this.received.push({ channel, msg: protocol.fromRaw(raw) });
       } else {
+        if (!isBinary) this.texts.push(data.toString('utf8'));
         const decoded = protocol.decodeJsonFrame(isBinary ? data : data.toString('utf8'), isBinary);
         this.received.push(decoded);
       }
@@ -79,14 +82,14 @@ class Client {
     }
   }
 
-  async finished(parentId: string): Promise<Received[]> {
+  async finished(parentId: string, ms?: number): Promise<Received[]> {
     await this.until(() => {
       const mine = this.of(parentId);
       return (
         mine.some((r) => r.channel === 'shell') &&
         mine.some((r) => r.msg.header.msg_type === 'status' && r.msg.content.execution_state === 'idle')
       );
-    });
+    }, ms);
     return this.of(parentId);
   }
 
@@ -309,4 +312,53 @@ describe('channels WebSocket', () => {
     expect(readdirSync(fx.runtimeDir).filter((f) => f.startsWith('kernel-'))).toEqual([`kernel-${kernelId}.json`]);
     await c.close();
   });
+});
+
+describe('channels WebSocket with the python3 kernel (ipykernel)', () => {
+  it("JSON frames carry the header's msg_id and msg_type at the top level, as jupyter_server's do", async () => {
+    const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'python3' } });
+    const { id } = (await res.json()) as { id: string };
+    const c = new Client(id);
+    await c.opened;
+    const request = c.execute('print(6*7)');
+    const mine = await c.finished(request.header.msg_id);
+    expect(mine.find((r) => r.msg.header.msg_type === 'stream')?.msg.content.text).toBe('42\n');
+    const frames = c.texts.map((t) => JSON.parse(t) as { msg_id: unknown; msg_type: unknown; header: object });
+    expect(frames.length).toBeGreaterThanOrEqual(mine.length);
+    for (const frame of frames)
+      expect(frame).toMatchObject({ msg_id: expect.any(String), msg_type: expect.any(String) });
+    for (const frame of frames) expect(frame.header).toMatchObject({ msg_id: frame.msg_id, msg_type: frame.msg_type });
+    expect(frames.map((f) => f.msg_type)).toEqual(
+      expect.arrayContaining(['status', 'execute_input', 'stream', 'execute_reply']),
+    );
+    await c.close();
+    expect((await fx.fetch(`api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+});
+
+describe('channels WebSocket of a kernel still starting', () => {
+  for (const name of ['slow', 'python3']) {
+    it(`a client connecting at once (${name}) gets its kernel_info_reply and loses nothing it sends`, async () => {
+      const res = await fx.fetch('api/kernels', { method: 'POST', json: { name } });
+      const model = (await res.json()) as { id: string; execution_state: string };
+      expect(model.execution_state).toBe('starting');
+      const c = new Client(model.id);
+      await c.opened;
+      const startingWhenSent = fx.app.services.kernels.get(model.id).executionState === 'starting';
+      const code = name === 'python3' ? 'print(6*7)' : 'sent-while-starting';
+      const request = c.execute(code);
+      // `slow` reads no request for 3 s: the execute_request surely waited for the kernel.
+      if (name === 'slow') expect(startingWhenSent).toBe(true);
+      const mine = await c.finished(request.header.msg_id, 60_000);
+      expect(c.received.some((r) => r.channel === 'shell' && r.msg.header.msg_type === 'kernel_info_reply')).toBe(true);
+      if (name === 'python3')
+        expect(mine.find((r) => r.msg.header.msg_type === 'stream')?.msg.content.text).toBe('42\n');
+      else
+        expect(mine.find((r) => r.msg.header.msg_type === 'execute_result')?.msg.content.data).toEqual({
+          'text/plain': code,
+        });
+      await c.close();
+      expect((await fx.fetch(`api/kernels/${model.id}`, { method: 'DELETE' })).status).toBe(204);
+    });
+  }
 });

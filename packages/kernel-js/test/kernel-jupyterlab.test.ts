@@ -9,7 +9,7 @@ import {
   SessionManager,
 } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute } from '../../../testing/kernels.js';
+import { execute } from '../../../testing/kernel-cases.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 
 let fx: TestServer;

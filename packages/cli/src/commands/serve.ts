@@ -8,6 +8,8 @@ export interface ServeCommandOptions extends Record<string, unknown> {
   openBrowser?: boolean;
   logLevel?: string;
   token?: string;
+  gatewayUrl?: string;
+  gatewayAuthToken?: string;
 }
 
 const LOUD_WARNING = `
@@ -41,7 +43,15 @@ async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<st
 
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
 export async function runServe(root: string, options: ServeCommandOptions): Promise<number> {
-  const { openBrowser: wantBrowser = true, logLevel = 'warn', token: tokenFlag, ...rest } = options;
+  const {
+    openBrowser: wantBrowser = true,
+    logLevel = 'warn',
+    token: tokenFlag,
+    // As jupyter_server's GatewayClient, the gateway may be given by the environment (a spawner's, say).
+    gatewayUrl = process.env.JUPYTER_GATEWAY_URL || undefined,
+    gatewayAuthToken = process.env.JUPYTER_GATEWAY_AUTH_TOKEN || undefined,
+    ...rest
+  } = options;
   if (!isLogLevel(logLevel)) {
     process.stderr.write(`nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
     return 2;
@@ -58,7 +68,14 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
-    running = await serve({ ...(rest as Partial<ServeOptions>), root: absoluteRoot, token, logger });
+    running = await serve({
+      ...(rest as Partial<ServeOptions>),
+      ...(gatewayUrl ? { gatewayUrl } : {}),
+      ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
+      root: absoluteRoot,
+      token,
+      logger,
+    });
   } catch (error) {
     process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;

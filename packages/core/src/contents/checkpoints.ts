@@ -1,4 +1,5 @@
 import type { CheckpointModel } from './model.js';
+import type { StoreCapabilities } from './store.js';
 
 /**
  * Checkpoints of files, addressed by API path. Jupyter keeps one per file with the fixed id
@@ -6,6 +7,8 @@ import type { CheckpointModel } from './model.js';
  * visible; implementations only store and restore bytes.
  */
 export interface CheckpointStore {
+  /** `releasesWrittenData`: `create` is done with `current` once its promise settles. */
+  readonly capabilities?: Pick<StoreCapabilities, 'releasesWrittenData'>;
   /**
    * Snapshots the current content of `path` (overwriting an existing checkpoint). `current` is
    * that content when the caller has it at hand (a save just wrote it), saving a read; it is lent

@@ -14,6 +14,11 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly #store: ContentsStore;
   readonly #dirName: string;
 
+  /** Checkpoints are files of the same store: they keep what it keeps. */
+  get capabilities(): { releasesWrittenData: boolean } {
+    return { releasesWrittenData: this.#store.capabilities?.releasesWrittenData ?? false };
+  }
+
   constructor(store: ContentsStore, options: { checkpointDir?: string } = {}) {
     this.#store = store;
     this.#dirName = options.checkpointDir ?? '.ipynb_checkpoints';

@@ -6,7 +6,7 @@ import { badRequest, conflict, forbidden, NbserveError, notFound } from '../erro
 import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat } from './store.js';
 
 /**
  * A ContentsStore over a directory of the local file system.
@@ -19,6 +19,8 @@ import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js
  * (run at start) removes all of them; only nbserve's own temp names of dead writers are touched.
  */
 export class FileSystemStore implements ContentsStore {
+  /** Saves replace the file (new mtime and ctime), entries change their directory's mtime; writes keep nothing. */
+  readonly capabilities: StoreCapabilities = { statTracksChanges: true, releasesWrittenData: true };
   readonly root: string;
   #rootReal: Promise<string> | undefined;
   readonly #meta: MetadataAccess;

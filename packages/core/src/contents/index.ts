@@ -3,28 +3,30 @@ export { CHECKPOINT_ID, type CheckpointStore } from './checkpoints.js';
 export { FileCheckpointStore } from './file-checkpoints.js';
 export { FileSystemStore } from './fs-store.js';
 export { DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
-export {
-  ContentsManager,
-  type ContentsManagerOptions,
-  type GetOptions,
-  type OpenedFile,
-  type SaveInput,
-  type SavePrecondition,
-  type SaveResult,
-  type SerializedModel,
-} from './manager.js';
+export { ContentsManager, type ContentsManagerOptions } from './manager.js';
 export { MemoryCheckpointStore } from './memory-checkpoints.js';
 export { MemoryStore } from './memory-store.js';
 export { guessMimeType, guessType } from './mimetypes.js';
-export type { CheckpointModel, ContentFormat, ContentsModel, ContentType } from './model.js';
+export type {
+  CheckpointModel,
+  ContentFormat,
+  ContentsModel,
+  ContentType,
+  GetOptions,
+  OpenedFile,
+  SaveInput,
+  SaveResult,
+  SerializedModel,
+} from './model.js';
 export * from './nbformat/index.js';
 export { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
 export { normalizeApiPath } from './paths.js';
+export type { SavePrecondition } from './save-precondition.js';
 export {
   FileSignatureStore,
   loadOrCreateSecret,
   MemorySignatureStore,
   type SignatureStore,
 } from './signature-stores.js';
-export type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
+export type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat } from './store.js';
 export { isoTimestamp, parseTimestampMicros } from './timestamps.js';

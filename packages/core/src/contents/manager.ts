@@ -1,31 +1,31 @@
-import { createHash } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
 import { badRequest, NbserveError, notFound } from '../errors.js';
 import { SpareBuffer } from '../util/spare-buffer.js';
-import { isWellFormedText } from '../util/unicode.js';
-import { decodeBase64Strict, encodeBase64Lines } from './base64.js';
 import type { CheckpointStore } from './checkpoints.js';
+import { checkCopySize, copyTree } from './copy-tree.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
-import { FileSystemStore } from './fs-store.js';
+import { encodeFileContent, sha256Async } from './file-content.js';
 import { compileGlobs, DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
 import { KeyedLock } from './keyed-lock.js';
-import { MemoryCheckpointStore } from './memory-checkpoints.js';
-import { MemoryStore } from './memory-store.js';
 import { guessMimeType } from './mimetypes.js';
 import {
   type CheckpointModel,
-  type ContentFormat,
   type ContentsModel,
   type ContentType,
+  type GetOptions,
   HASH_ALGORITHM,
+  type OpenedFile,
+  type SaveInput,
+  type SaveResult,
+  type SerializedModel,
 } from './model.js';
-import { incrementName, stripCopySuffix } from './naming.js';
+import { ModelReader } from './model-reader.js';
+import { incrementName, stripCopySuffix, type UntitledBases, untitledName } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
-import { allCellsTrusted, markCells, NotebookNotary } from './notary.js';
+import { allCellsTrusted, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
-import { type ServedNotebook, ServedNotebookCache } from './served-notebook-cache.js';
+import { checkPrecondition, type SavePrecondition } from './save-precondition.js';
+import { ServedBytes } from './served-bytes.js';
 import type { ByteRange, ContentsStore, StoreStat } from './store.js';
-import { isoTimestamp, parseTimestampMicros } from './timestamps.js';
 
 export interface ContentsManagerOptions {
   store: ContentsStore;
@@ -46,79 +46,8 @@ export interface ContentsManagerOptions {
   notebookCacheBytes?: number;
 }
 
-/** A model and its JSON as UTF-8 (see `ContentsManager.getSerialized`). */
-export interface SerializedModel {
-  /** The model; for a notebook its `content` is `null` (it is only in `json`). */
-  model: ContentsModel;
-  /** Exactly the UTF-8 bytes of `JSON.stringify` of the full model. */
-  json: Uint8Array<ArrayBuffer>;
-}
-
-export interface GetOptions {
-  /** Force the interpretation (`type=file` on a notebook returns its raw text). */
-  type?: ContentType;
-  format?: 'text' | 'base64';
-  /** Default true. */
-  content?: boolean;
-  /** Add `hash`/`hash_algorithm` (sha256 of the stored bytes). Default false. */
-  hash?: boolean;
-  /**
-   * Directories only, an nbserve extension: return the sorted listing from `offset`, at most
-   * `limit` entries, and the full count in `total`. Without it the model is exactly Jupyter's.
-   */
-  page?: { offset: number; limit: number };
-}
-
-/** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */
-export interface SaveInput {
-  type?: string | undefined;
-  format?: string | null | undefined;
-  content?: unknown;
-  /** Chunked upload: 1 = first chunk (truncate), 2.. = append, -1 = last chunk. */
-  chunk?: number | undefined;
-  /** The path the body names (clients echo models back): a hidden one is refused, as in jupyter_server. */
-  path?: string | null | undefined;
-}
-
-/**
- * Save-conflict protection beyond Jupyter: the save only happens when the stored file still is
- * what the client last saw. Either field may be given; a mismatch is a 409 and nothing is written.
- */
-export interface SavePrecondition {
-  /** sha256 hex of the stored bytes (HTTP `If-Match`). */
-  hash?: string;
-  /** ISO (microseconds honoured) or RFC 1123 time (HTTP `If-Unmodified-Since`). */
-  lastModified?: string;
-}
-
-export interface SaveResult {
-  model: ContentsModel;
-  /**
-   * True unless a file existed at the path before: PUT answers 201 instead of 200. As in
-   * jupyter_server, a directory PUT onto an existing directory also counts as created.
-   */
-  created: boolean;
-}
-
-export interface OpenedFile {
-  name: string;
-  path: string;
-  size: number;
-  lastModifiedMs: number;
-  mimetype: string | null;
-  stream: ReadableStream<Uint8Array>;
-}
-
 const CHECKPOINT_DIR = '.ipynb_checkpoints';
-const MAX_COPY_DEPTH = 64;
 const TYPES: ReadonlySet<string> = new Set(['directory', 'notebook', 'file']);
-const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
-const CONTENT_PLACEHOLDER = '"content":null';
-/** Bytes hashed between two turns of the event loop (about half a millisecond). */
-const HASH_SLICE = 1024 * 1024;
-/** How long a directory's serialized listing is reused (see #servedListing). */
-const LISTING_REUSE_MS = 100;
-const MAX_SERVED_LISTINGS = 256;
 
 /**
  * Jupyter contents semantics (jupyter_server's /api/contents) over a ContentsStore: models, formats, hashes, untitled
@@ -128,29 +57,22 @@ export class ContentsManager {
   readonly store: ContentsStore;
   readonly checkpoints: CheckpointStore;
   readonly allowHidden: boolean;
-  readonly #hidden: (name: string) => boolean;
-  readonly #untitled: { notebook: string; file: string; directory: string };
+  readonly #untitled: UntitledBases;
   readonly #maxCopyBytes: number;
   readonly #locks = new KeyedLock();
   readonly #notary: NotebookNotary;
-  /** Directory listings being built, shared by concurrent requests for the same directory. */
-  readonly #listings = new Map<string, Promise<ContentsModel[]>>();
-  readonly #served: ServedNotebookCache;
+  readonly #reader: ModelReader;
+  readonly #served: ServedBytes;
   /**
    * The buffer notebooks are serialized into, reused from save to save (see SpareBuffer): only
-   * with this package's stores, which write out or copy what they are given and keep nothing.
+   * when the store and the checkpoints declare they keep nothing of what they are given.
    */
   readonly #saveBuffers: SpareBuffer | undefined;
-  /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
-  readonly #servedListings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<Uint8Array> }>();
-  /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
-  #trustGeneration = 0;
 
   constructor(options: ContentsManagerOptions) {
     this.store = options.store;
     this.checkpoints = options.checkpoints ?? new FileCheckpointStore(options.store);
     this.allowHidden = options.allowHidden ?? false;
-    this.#hidden = compileGlobs(options.hideGlobs ?? DEFAULT_HIDE_GLOBS);
     this.#untitled = {
       notebook: options.untitledNotebook ?? 'Untitled',
       file: options.untitledFile ?? 'untitled',
@@ -161,11 +83,19 @@ export class ContentsManager {
     }
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
     this.#notary = options.notary ?? new NotebookNotary();
-    this.#served = new ServedNotebookCache(options.notebookCacheBytes ?? 64 * 1024 * 1024);
-    const ownStores =
-      (this.store instanceof FileSystemStore || this.store instanceof MemoryStore) &&
-      (this.checkpoints instanceof FileCheckpointStore || this.checkpoints instanceof MemoryCheckpointStore);
-    this.#saveBuffers = ownStores ? new SpareBuffer() : undefined;
+    const hidden = compileGlobs(options.hideGlobs ?? DEFAULT_HIDE_GLOBS);
+    this.#reader = new ModelReader({
+      store: this.store,
+      listed: (name) => (this.allowHidden || !name.startsWith('.')) && !hidden(name),
+      notary: this.#notary,
+    });
+    const capabilities = this.store.capabilities;
+    this.#served = new ServedBytes(this.#reader, {
+      notebookCacheBytes: options.notebookCacheBytes ?? 64 * 1024 * 1024,
+      statTracksChanges: capabilities?.statTracksChanges === true,
+    });
+    const releases = capabilities?.releasesWrittenData && this.checkpoints.capabilities?.releasesWrittenData;
+    this.#saveBuffers = releases ? new SpareBuffer() : undefined;
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -188,83 +118,25 @@ export class ContentsManager {
       if (options.type && options.type !== 'directory') {
         throw badRequest(`${path} is a directory, not a ${options.type}`, 'bad type');
       }
-      return this.#directoryModel(path, stat, wantContent, options.page);
+      return this.#reader.directory(path, stat, wantContent, options.page);
     }
     if (options.type === 'directory') throw badRequest(`${path} is not a directory`, 'bad type');
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
-    if (type === 'notebook') return this.#notebookModel(path, stat, wantContent, options.hash ?? false);
-    return this.#fileModel(path, stat, wantContent, options.format, options.hash ?? false);
+    if (type === 'notebook') return this.#reader.notebook(path, stat, wantContent, options.hash ?? false);
+    return this.#reader.file(path, stat, wantContent, options.format, options.hash ?? false);
   }
 
   /**
-   * `get` with the model already serialized, for answering over the wire. A notebook's content
-   * comes from its cached JSON text while the file is unchanged (see ServedNotebookCache), so
-   * reopening a big notebook never parses, re-serializes or re-encodes it; the bytes are those of
-   * `JSON.stringify(await get(path, options))`.
+   * `get` with the model already serialized, for answering over the wire: the bytes are those of
+   * `JSON.stringify(await get(path, options))`, listings and notebooks mostly served from bytes
+   * built before (see ServedBytes).
    */
   async getSerialized(rawPath: string, options: GetOptions = {}): Promise<SerializedModel> {
     const path = normalizeApiPath(rawPath);
-    const stat = await this.#visibleStat(path);
-    const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
-    if (
-      stat.kind === 'directory' &&
-      (options.type ?? 'directory') === 'directory' &&
-      options.content !== false &&
-      !options.page
-    ) {
-      const model = this.#baseModel(path, stat, 'directory');
-      model.format = 'json';
-      return { model, json: spliceContent(model, await this.#servedListing(path, stat)) };
-    }
-    if (stat.kind !== 'file' || type !== 'notebook' || options.content === false || options.hash) {
-      const model = await this.get(path, options);
-      return { model, json: Buffer.from(JSON.stringify(model)) };
-    }
-    const served = await this.#servedNotebook(path, stat);
-    const model = this.#baseModel(path, stat, 'notebook');
-    model.size = served.size;
-    model.format = 'json';
-    if (served.message !== null) model.message = served.message;
-    return { model, json: spliceContent(model, served.contentJson) };
-  }
-
-  /**
-   * A directory's content as JSON. Clients poll listings (JupyterLab every few seconds, from every
-   * tab), so one listing serves every request for LISTING_REUSE_MS as long as the directory's
-   * mtime is unchanged (an entry was added, removed or renamed) and nothing was written through
-   * this manager; only an in-place edit made outside the server shows up that much later.
-   */
-  async #servedListing(path: string, stat: StoreStat): Promise<Uint8Array> {
-    const cached = this.#servedListings.get(path);
-    const now = performance.now();
-    if (cached && cached.dirMtimeMs === stat.mtimeMs && now - cached.at < LISTING_REUSE_MS) return cached.json;
-    if (this.#servedListings.size >= MAX_SERVED_LISTINGS) this.#servedListings.clear();
-    // Requests arriving while it is built share it too; a write through the manager clears the map.
-    const json = this.#listingJson(path);
-    const entry = { dirMtimeMs: stat.mtimeMs, at: now, json };
-    this.#servedListings.set(path, entry);
-    json.catch(() => {
-      if (this.#servedListings.get(path) === entry) this.#servedListings.delete(path);
-    });
-    return json;
-  }
-
-  async #servedNotebook(path: string, stat: StoreStat): Promise<ServedNotebook> {
-    const cached = this.#served.get(path, stat);
-    if (cached) return cached;
-    const generation = this.#trustGeneration;
-    const bytes = await this.store.read(path);
-    const parsed = readNotebook(bytes, path);
-    const trusted = await this.#isTrusted(bytes);
-    const served: ServedNotebook = {
-      contentJson: Buffer.from(JSON.stringify(markCells(parsed.notebook, trusted))),
-      size: bytes.byteLength,
-      message: parsed.validationMessage,
-    };
-    // Made-up cell ids differ on every read in Jupyter too; such a notebook is not pinned to one set.
-    const unchanged = bytes.byteLength === stat.size && generation === this.#trustGeneration;
-    if (!parsed.generatedIds && unchanged) this.#served.set(path, stat, served);
-    return served;
+    const served = await this.#served.serialize(path, await this.#visibleStat(path), options);
+    if (served) return served;
+    const model = await this.get(path, options);
+    return { model, json: Buffer.from(JSON.stringify(model)) };
   }
 
   /**
@@ -312,7 +184,7 @@ export class ContentsManager {
         if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
         const type = input.type as ContentType;
         if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
-        await this.#checkPrecondition(path, existing, precondition);
+        await checkPrecondition(path, existing, precondition, () => this.store.read(path));
         if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
         if (type === 'directory') {
           if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
@@ -372,50 +244,15 @@ export class ContentsManager {
     return { model: await this.get(path, { content: false, type: 'file' }), created: existing === null };
   }
 
-  async #checkPrecondition(path: string, existing: StoreStat | null, expected: SavePrecondition): Promise<void> {
-    if (expected.hash === undefined && expected.lastModified === undefined) return;
-    const changed = () =>
-      new NbserveError('conflict', `File changed on disk since it was loaded: ${path}`, { reason: 'changed on disk' });
-    if (existing?.kind !== 'file') throw changed();
-    if (expected.lastModified !== undefined) {
-      const expectedMicros = parseTimestampMicros(expected.lastModified);
-      if (expectedMicros === null) throw badRequest(`Invalid timestamp: ${expected.lastModified}`);
-      // Compare at the precision the client sent: seconds for RFC 1123, microseconds for ISO.
-      const precise = /\.\d/.test(expected.lastModified);
-      const actual = precise ? Math.floor(existing.mtimeMs * 1000) : Math.floor(existing.mtimeMs / 1000) * 1_000_000;
-      if (actual > expectedMicros) throw changed();
-    }
-    if (expected.hash !== undefined) {
-      const want = expected.hash.trim().replace(/^W\//, '').replace(/^"|"$/g, '').toLowerCase();
-      if (want !== '*' && sha256(await this.store.read(path)) !== want) throw changed();
-    }
-  }
-
   /** POST to a directory: a new untitled notebook, file or folder, named as Jupyter names them. */
   async newUntitled(rawDir: string, options: { type?: string; ext?: string } = {}): Promise<ContentsModel> {
     const dir = normalizeApiPath(rawDir);
     if (this.isHidden(dir)) throw badRequest(`Cannot create file or directory '${dir}'`);
     await this.#requireDirectory(dir);
-    let ext = options.ext ?? '';
-    const type = options.type || (ext === '.ipynb' ? 'notebook' : 'file');
-    let base: string;
-    let insert = '';
-    if (type === 'directory') {
-      base = this.#untitled.directory;
-      insert = ' ';
-      ext = '';
-    } else if (type === 'notebook') {
-      base = this.#untitled.notebook;
-      ext = '.ipynb';
-    } else if (type === 'file') {
-      base = this.#untitled.file;
-    } else {
-      throw badRequest(`Unexpected model type: '${type}'`, 'bad type');
-    }
-    if (!isValidName(base + ext)) throw badRequest(`Invalid extension: ${JSON.stringify(ext)}`, 'bad name');
+    const { type, name: first, insert } = untitledName(this.#untitled, options);
     return this.#mutating(() =>
       this.#locks.run(`dir:${dir}`, async () => {
-        const name = await incrementName(base + ext, insert, (n) => this.#occupied(joinPath(dir, n)));
+        const name = await incrementName(first, insert, (n) => this.#occupied(joinPath(dir, n)));
         const path = joinPath(dir, name);
         if (type === 'directory') await this.store.mkdir(path);
         else if (type === 'notebook') await this.save(path, { type, content: newNotebook() });
@@ -460,8 +297,8 @@ export class ContentsManager {
         }
         if (source.kind === 'directory') {
           if (path.startsWith(`${from}/`)) throw badRequest(`Cannot copy ${from} into itself`);
-          await this.#checkCopySize(from);
-          await this.#copyTree(from, path);
+          await checkCopySize(this.store, from, this.#maxCopyBytes);
+          await copyTree(this.store, from, path);
         } else {
           const bytes = await this.store.read(from);
           await this.store.write(path, bytes);
@@ -518,31 +355,13 @@ export class ContentsManager {
     const bytes = await this.store.read(path);
     readNotebook(bytes, path); // only notebooks can be trusted
     await this.#notary.sign(bytes);
-    this.#trusted(); // any notebook with these bytes is trusted now
-  }
-
-  /**
-   * Trust is per stored bytes: one HMAC over the file, never a re-serialization of the notebook
-   * (that would double the cost of opening a 20 MB notebook). Everything this server saves is
-   * already in nbformat's layout; a notebook rewritten by another tool must be trusted again.
-   */
-  async #isTrusted(bytes: Uint8Array): Promise<boolean> {
-    try {
-      return await this.#notary.isSigned(bytes);
-    } catch {
-      return false; // an unreadable signature store costs trust, not the notebook
-    }
+    this.#served.trustChanged(); // any notebook with these bytes is trusted now
   }
 
   /** Trust is a convenience: failing to record it (unwritable data dir) must not fail the save. */
   async #signQuietly(bytes: Uint8Array): Promise<void> {
     await this.#notary.sign(bytes).catch(() => undefined);
-    this.#trusted(); // any notebook with these bytes is trusted now
-  }
-
-  #trusted(): void {
-    this.#trustGeneration++;
-    this.#served.clear();
+    this.#served.trustChanged(); // any notebook with these bytes is trusted now
   }
 
   // --- checkpoints --------------------------------------------------------------------------
@@ -574,18 +393,18 @@ export class ContentsManager {
 
   /**
    * Runs a change to the store; afterwards no request joins a listing that started before it, so
-   * a client always sees its own writes (see #sortedChildren).
+   * a client always sees its own writes.
    */
   async #mutating<T>(change: () => Promise<T>): Promise<T> {
     try {
       return await change();
     } finally {
-      this.#listings.clear();
-      this.#servedListings.clear();
+      this.#reader.changed();
+      this.#served.changed();
     }
   }
 
-  // --- models -------------------------------------------------------------------------------
+  // --- paths --------------------------------------------------------------------------------
 
   async #visibleStat(path: string): Promise<StoreStat> {
     const stat = this.isHidden(path) ? null : await this.store.stat(path);
@@ -602,178 +421,6 @@ export class ContentsManager {
   async #occupied(path: string): Promise<boolean> {
     return (await this.store.stat(path)) !== null;
   }
-
-  #baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
-    return {
-      name: baseName(path),
-      path,
-      type,
-      writable: stat.writable,
-      created: isoTimestamp(stat.createdMs),
-      last_modified: isoTimestamp(stat.mtimeMs),
-      size: type === 'directory' ? null : stat.size,
-      mimetype: null,
-      content: null,
-      format: null,
-      hash: null,
-      hash_algorithm: null,
-    };
-  }
-
-  async #directoryModel(
-    path: string,
-    stat: StoreStat,
-    wantContent: boolean,
-    page?: GetOptions['page'],
-  ): Promise<ContentsModel> {
-    const model = this.#baseModel(path, stat, 'directory');
-    if (!wantContent) return model;
-    // each caller gets its own copies of the shared models
-    const sorted = (await this.#sharedChildren(path)).map((child) => ({ ...child }));
-    model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
-    if (page) model.total = sorted.length;
-    model.format = 'json';
-    return model;
-  }
-
-  /**
-   * The sorted child models of a directory, shared: callers must not change them. Concurrent
-   * requests for the same directory share one listing (50 clients refreshing a folder cost one
-   * readdir and one round of stats, not 50). Any change made through this manager ends the sharing.
-   */
-  async #sharedChildren(path: string): Promise<ContentsModel[]> {
-    let pending = this.#listings.get(path);
-    if (!pending) {
-      const started = this.#listChildren(path);
-      pending = started.finally(() => {
-        if (this.#listings.get(path) === pending) this.#listings.delete(path);
-      });
-      this.#listings.set(path, pending);
-    }
-    return pending;
-  }
-
-  async #listChildren(path: string): Promise<ContentsModel[]> {
-    return (await this.#visibleChildren(path)).map(({ name, type, stat }) => {
-      const child = this.#baseModel(joinPath(path, name), stat, type);
-      if (type === 'file') child.mimetype = guessMimeType(name);
-      return child;
-    });
-  }
-
-  /**
-   * The same children as #listChildren, written straight to JSON: for 10,000 entries no model
-   * objects to allocate and stringify. Each entry is exactly `JSON.stringify` of its model (tested).
-   */
-  async #listingJson(path: string): Promise<Uint8Array> {
-    const parts: string[] = [];
-    for (const { name, type, stat } of await this.#visibleChildren(path)) {
-      const mimetype = type === 'file' ? guessMimeType(name) : null;
-      parts.push(
-        `{"name":${JSON.stringify(name)},"path":${JSON.stringify(joinPath(path, name))},"type":"${type}",` +
-          `"writable":${stat.writable},"created":"${isoTimestamp(stat.createdMs)}",` +
-          `"last_modified":"${isoTimestamp(stat.mtimeMs)}",` +
-          `"size":${type === 'directory' ? 'null' : JSON.stringify(stat.size)},` +
-          `"mimetype":${mimetype === null ? 'null' : JSON.stringify(mimetype)},` +
-          '"content":null,"format":null,"hash":null,"hash_algorithm":null}',
-      );
-    }
-    return Buffer.from(`[${parts.join(',')}]`);
-  }
-
-  /** Listed children: hidden ones left out; directories, then notebooks, then files, by name. */
-  async #visibleChildren(path: string): Promise<{ name: string; type: ContentType; stat: StoreStat }[]> {
-    const children: { name: string; type: ContentType; stat: StoreStat; key: string }[] = [];
-    for (const { name, stat } of await this.store.list(path)) {
-      if (!this.allowHidden && name.startsWith('.')) continue;
-      if (this.#hidden(name)) continue;
-      const type: ContentType = stat.kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
-      children.push({ name, type, stat, key: name.toLowerCase() });
-    }
-    // Case-insensitive within each kind (IPython 3 order).
-    children.sort((a, b) => DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return children;
-  }
-
-  async #notebookModel(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
-    const model = this.#baseModel(path, stat, 'notebook');
-    if (!wantContent && !wantHash) return model;
-    const bytes = await this.store.read(path);
-    model.size = bytes.byteLength;
-    if (wantContent) {
-      const parsed = readNotebook(bytes, path);
-      model.content = markCells(parsed.notebook, await this.#isTrusted(bytes));
-      model.format = 'json';
-      if (parsed.validationMessage !== null) model.message = parsed.validationMessage;
-    }
-    if (wantHash) setHash(model, bytes);
-    return model;
-  }
-
-  async #fileModel(
-    path: string,
-    stat: StoreStat,
-    wantContent: boolean,
-    format: GetOptions['format'],
-    wantHash: boolean,
-  ): Promise<ContentsModel> {
-    const model = this.#baseModel(path, stat, 'file');
-    model.mimetype = guessMimeType(model.name);
-    if (!wantContent && !wantHash) return model;
-    const bytes = await this.store.read(path);
-    model.size = bytes.byteLength;
-    if (wantContent) {
-      const { content, format: used } = decodeFileContent(path, bytes, format);
-      model.content = content;
-      model.format = used;
-      model.mimetype ??= used === 'text' ? 'text/plain' : 'application/octet-stream';
-    }
-    if (wantHash) setHash(model, bytes);
-    return model;
-  }
-
-  // --- directory copy -----------------------------------------------------------------------
-
-  async #checkCopySize(from: string): Promise<void> {
-    let total = 0;
-    const walk = async (dir: string, depth: number): Promise<void> => {
-      // Symlinked directories can form cycles; no real project is this deep.
-      if (depth > MAX_COPY_DEPTH) throw badRequest(`Can't copy "${from}": the directory tree is too deep`);
-      const entries = await this.store.list(dir);
-      for (const entry of entries) {
-        if (entry.stat.kind === 'file') total += entry.stat.size;
-        if (total > this.#maxCopyBytes) return;
-      }
-      await Promise.all(
-        entries.filter((e) => e.stat.kind === 'directory').map((e) => walk(joinPath(dir, e.name), depth + 1)),
-      );
-    };
-    await walk(from, 0);
-    if (total > this.#maxCopyBytes) {
-      const limitMb = Math.round(this.#maxCopyBytes / (1024 * 1024));
-      throw badRequest(`Can't copy folders larger than ${limitMb}MB, "${from}" is larger`);
-    }
-  }
-
-  async #copyTree(from: string, to: string): Promise<void> {
-    await this.store.mkdir(to);
-    for (const entry of await this.store.list(from)) {
-      const source = joinPath(from, entry.name);
-      const target = joinPath(to, entry.name);
-      if (entry.stat.kind === 'directory') await this.#copyTree(source, target);
-      else await this.store.write(target, await this.store.read(source));
-    }
-  }
-}
-
-/** The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON bytes. */
-function spliceContent(model: ContentsModel, content: Uint8Array): Uint8Array<ArrayBuffer> {
-  const shell = JSON.stringify(model);
-  // Strings escape every `"`, so this key can only be the model's own `content` field.
-  const at = shell.indexOf(CONTENT_PLACEHOLDER);
-  const head = Buffer.from(`${shell.slice(0, at)}"content":`);
-  const tail = Buffer.from(shell.slice(at + CONTENT_PLACEHOLDER.length));
-  return Buffer.concat([head, content, tail]);
 }
 
 /** jupyter_server's `ContentsManager.new()` defaults for a PUT that creates a file. */
@@ -782,66 +429,4 @@ function withNewFileDefaults(path: string, input: SaveInput): SaveInput {
   if (input.content !== undefined || type === 'directory') return { ...input, type };
   if (type === 'notebook') return { ...input, type, content: newNotebook(), format: 'json' };
   return { ...input, type: 'file', content: '', format: 'text' };
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-/**
- * `sha256` for a save: a big input is hashed a slice at a time with the event loop turning in
- * between, so the file write it runs alongside moves on from write(2) to fsync(2) to rename(2)
- * while the hash is computed (~12 ms for 20 MB), instead of after it.
- */
-async function sha256Async(bytes: Uint8Array): Promise<string> {
-  if (bytes.byteLength < HASH_SLICE) return sha256(bytes);
-  const hash = createHash('sha256');
-  for (let at = 0; at < bytes.byteLength; at += HASH_SLICE) {
-    await setImmediate(); // first of all, let the write get under way
-    hash.update(bytes.subarray(at, at + HASH_SLICE));
-  }
-  return hash.digest('hex');
-}
-
-function setHash(model: ContentsModel, bytes: Uint8Array): void {
-  model.hash = sha256(bytes);
-  model.hash_algorithm = HASH_ALGORITHM;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function decodeFileContent(
-  path: string,
-  bytes: Uint8Array,
-  format: GetOptions['format'],
-): { content: string; format: ContentFormat } {
-  if (format === 'base64') return { content: encodeBase64Lines(bytes), format: 'base64' };
-  try {
-    return { content: utf8.decode(bytes), format: 'text' };
-  } catch {
-    if (format === 'text') throw badRequest(`${path} is not UTF-8 encoded`, 'bad format');
-    return { content: encodeBase64Lines(bytes), format: 'base64' };
-  }
-}
-
-function encodeFileContent(path: string, content: unknown, format: string | null | undefined): Uint8Array {
-  if (format !== 'text' && format !== 'base64') {
-    throw badRequest("Must specify format of file contents as 'text' or 'base64'", 'bad format');
-  }
-  if (typeof content !== 'string') {
-    throw badRequest(`Encoding error saving ${path}: content must be a string for format '${format}'`, 'bad format');
-  }
-  if (format === 'text') {
-    // A lone surrogate (`"\ud800"` in the JSON) would be written as U+FFFD: refuse, write nothing.
-    if (!isWellFormedText(content)) {
-      throw badRequest(
-        `Encoding error saving ${path}: the text holds a lone surrogate, not valid Unicode`,
-        'bad format',
-      );
-    }
-    return new TextEncoder().encode(content);
-  }
-  const bytes = decodeBase64Strict(content);
-  if (bytes === null) throw badRequest(`Encoding error saving ${path}: invalid base64`, 'bad format');
-  return bytes;
 }

@@ -8,6 +8,8 @@ const preciseNow = () => performance.timeOrigin + performance.now();
 
 /** Checkpoints held in memory next to any ContentsStore: nothing is written into the contents tree. */
 export class MemoryCheckpointStore implements CheckpointStore {
+  /** `create` keeps a copy. */
+  readonly capabilities = { releasesWrittenData: true } as const;
   readonly #store: ContentsStore;
   readonly #now: () => number;
   readonly #checkpoints = new Map<string, { data: Uint8Array; mtimeMs: number }>();

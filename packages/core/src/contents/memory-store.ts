@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import type { ByteRange, ContentsStore, StoreEntry, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat } from './store.js';
 
 interface FileNode {
   kind: 'file';
@@ -21,6 +21,8 @@ const preciseNow = () => performance.timeOrigin + performance.now();
 
 /** A ContentsStore held in memory: for embedding nbserve and for tests. Nothing can escape its root. */
 export class MemoryStore implements ContentsStore {
+  /** Every change takes a new timestamp from the clock; writes keep copies. */
+  readonly capabilities: StoreCapabilities = { statTracksChanges: true, releasesWrittenData: true };
   readonly #root: DirNode;
   readonly #now: () => number;
 

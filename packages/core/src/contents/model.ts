@@ -24,6 +24,58 @@ export interface ContentsModel {
   total?: number;
 }
 
+export interface GetOptions {
+  /** Force the interpretation (`type=file` on a notebook returns its raw text). */
+  type?: ContentType;
+  format?: 'text' | 'base64';
+  /** Default true. */
+  content?: boolean;
+  /** Add `hash`/`hash_algorithm` (sha256 of the stored bytes). Default false. */
+  hash?: boolean;
+  /**
+   * Directories only, an nbserve extension: return the sorted listing from `offset`, at most
+   * `limit` entries, and the full count in `total`. Without it the model is exactly Jupyter's.
+   */
+  page?: { offset: number; limit: number };
+}
+
+/** A model and its JSON as UTF-8 (see `ContentsManager.getSerialized`). */
+export interface SerializedModel {
+  /** The model; for a notebook its `content` is `null` (it is only in `json`). */
+  model: ContentsModel;
+  /** Exactly the UTF-8 bytes of `JSON.stringify` of the full model. */
+  json: Uint8Array<ArrayBuffer>;
+}
+
+/** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */
+export interface SaveInput {
+  type?: string | undefined;
+  format?: string | null | undefined;
+  content?: unknown;
+  /** Chunked upload: 1 = first chunk (truncate), 2.. = append, -1 = last chunk. */
+  chunk?: number | undefined;
+  /** The path the body names (clients echo models back): a hidden one is refused, as in jupyter_server. */
+  path?: string | null | undefined;
+}
+
+export interface SaveResult {
+  model: ContentsModel;
+  /**
+   * True unless a file existed at the path before: PUT answers 201 instead of 200. As in
+   * jupyter_server, a directory PUT onto an existing directory also counts as created.
+   */
+  created: boolean;
+}
+
+export interface OpenedFile {
+  name: string;
+  path: string;
+  size: number;
+  lastModifiedMs: number;
+  mimetype: string | null;
+  stream: ReadableStream<Uint8Array>;
+}
+
 export interface CheckpointModel {
   id: string;
   last_modified: string;

@@ -1,3 +1,30 @@
+import { badRequest } from '../errors.js';
+import type { ContentType } from './model.js';
+import { isValidName } from './paths.js';
+
+/** The names `newUntitled` starts from, before a number is added. */
+export type UntitledBases = Record<ContentType, string>;
+
+/**
+ * What jupyter_server's `new_untitled` creates: the type (given, else from the extension), the
+ * first name to try and what goes before the number of the next ones (`Untitled Folder 1`).
+ */
+export function untitledName(
+  bases: UntitledBases,
+  options: { type?: string; ext?: string },
+): { type: ContentType; name: string; insert: string } {
+  let ext = options.ext ?? '';
+  const type = options.type || (ext === '.ipynb' ? 'notebook' : 'file');
+  if (type !== 'directory' && type !== 'notebook' && type !== 'file') {
+    throw badRequest(`Unexpected model type: '${type}'`, 'bad type');
+  }
+  if (type === 'directory') ext = '';
+  if (type === 'notebook') ext = '.ipynb';
+  const name = bases[type] + ext;
+  if (!isValidName(name)) throw badRequest(`Invalid extension: ${JSON.stringify(ext)}`, 'bad name');
+  return { type, name, insert: type === 'directory' ? ' ' : '' };
+}
+
 /**
  * Jupyter's name incrementer (`increment_filename`): try `base+ext`, then `base<insert>1+ext`, ...
  * The split point is the last dot for `.ipynb` and the first dot otherwise (`data.tar.gz` stays whole).

@@ -25,7 +25,28 @@ export interface StoreEntry {
   stat: StoreStat;
 }
 
+/**
+ * What a store promises beyond the ContentsStore contract. The manager's fast paths rely on these
+ * promises and ask for them here; a store that does not declare them (a third-party store, unless
+ * it opts in) gets the same answers, only without those fast paths.
+ */
+export interface StoreCapabilities {
+  /**
+   * `stat` follows every change: a file's (`mtimeMs`, `createdMs`, `size`) differ after its bytes
+   * change, a directory's `mtimeMs` after an entry is added, removed or renamed. The manager then
+   * serves notebook JSON and listings it built before while they are unchanged.
+   */
+  readonly statTracksChanges: boolean;
+  /**
+   * `write` and `append` are done with `data` once their promise settles (written out or copied,
+   * never kept), so the manager reuses one buffer for serializing notebooks from save to save.
+   */
+  readonly releasesWrittenData: boolean;
+}
+
 export interface ContentsStore {
+  /** Fast paths this store allows (see StoreCapabilities); none when absent. */
+  readonly capabilities?: StoreCapabilities;
   /** `null` when nothing is there (or the entry is not reachable inside the root). */
   stat(path: string): Promise<StoreStat | null>;
   /** Children of a directory with their stats; unreadable, special and escaping entries are left out. */

@@ -12,7 +12,8 @@ export type ClientChannel = 'shell' | 'control' | 'stdin';
 
 /** What a KernelClient needs from its kernel; implemented by Kernel. */
 export interface ClientHost {
-  readonly connectionInfo: ConnectionInfo | undefined;
+  /** Where clients connect; undefined until the kernel is ready (sends are queued meanwhile). */
+  readonly clientConnection: ConnectionInfo | undefined;
   readonly signer: Signer | undefined;
   noteActivity(): void;
   countBadMessage(kind: 'signature' | 'malformed'): void;
@@ -47,14 +48,14 @@ export class KernelClient {
   constructor(host: ClientHost) {
     this.#host = host;
     this.identity = randomUUID();
-    if (host.connectionInfo) this.attach(host.connectionInfo);
+    if (host.clientConnection) this.attach(host.clientConnection);
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Signs and sends a message; queued (bounded) while the kernel is restarting. */
+  /** Signs and sends a message; queued (bounded) while the kernel is starting or restarting. */
   send(channel: ClientChannel, raw: RawMessage): void {
     if (this.#closed) return;
     this.#host.noteActivity();

@@ -5,6 +5,6 @@ export { LocalProvisioner, type LocalProvisionerOptions } from './local-provisio
 export { type CullingOptions, KernelManager, type KernelManagerOptions, type StartKernelOptions } from './manager.js';
 export { PidRegistry } from './pid-registry.js';
 export { isGroupAlive, isProcessAlive, signalGroup } from './process-group.js';
-export type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest } from './provisioner.js';
+export type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest, RemoteKernel } from './provisioner.js';
 export type { ConnectionInfo, KernelModel } from './types.js';
 export { resolveWorkingDir } from './working-dir.js';

@@ -58,6 +58,8 @@ export class Kernel implements ClientHost {
 
   #process: KernelProcess | undefined;
   #connection: ConnectionInfo | undefined;
+  /** Clients' sockets connect only once the kernel is ready; until then what they send waits. */
+  #clientsOpen = false;
   #signer: Signer | undefined;
   #iopub: Subscriber | undefined;
   /** The server's own shell/control sockets, opened on demand (an idle kernel needs neither). */
@@ -98,6 +100,11 @@ export class Kernel implements ClientHost {
 
   get connectionInfo(): ConnectionInfo | undefined {
     return this.#connection;
+  }
+
+  /** For clients: the connection once the kernel is ready (its iopub subscription live). */
+  get clientConnection(): ConnectionInfo | undefined {
+    return this.#clientsOpen ? this.#connection : undefined;
   }
 
   get signer(): Signer | undefined {
@@ -168,11 +175,16 @@ export class Kernel implements ClientHost {
     }
   }
 
-  /** Connects the server's sockets (and every client's) to a freshly launched process. */
-  attach(process: KernelProcess): void {
+  /** Takes over a freshly launched process, which has not published its connection yet. */
+  adopt(process: KernelProcess): void {
     this.detach();
-    const info = process.connection;
     this.#process = process;
+    this.#connection = undefined;
+    this.#signer = undefined;
+  }
+
+  /** Connects the server's iopub socket to the process's published ports; clients follow once ready. */
+  connect(info: ConnectionInfo): void {
     this.#connection = info;
     this.#signer = new Signer(info.key, info.signature_scheme);
     this.#sawIopub = false;
@@ -181,7 +193,6 @@ export class Kernel implements ClientHost {
     iopub.connect(endpoint(info, info.iopub_port));
     this.#iopub = iopub;
     void this.#receiveIopub(iopub);
-    for (const client of this.#clients) client.attach(info);
   }
 
   #ownSocket(channel: 'shell' | 'control'): SocketWriter | undefined {
@@ -207,6 +218,7 @@ export class Kernel implements ClientHost {
 
   /** Closes every socket to the current process (before a restart or after shutdown). */
   detach(): void {
+    this.#clientsOpen = false;
     this.#closeOwnSocket('shell');
     this.#closeOwnSocket('control');
     this.#iopub?.close();
@@ -331,6 +343,12 @@ export class Kernel implements ClientHost {
     if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
     this.#closeOwnSocket('shell');
+    // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
+    const info = this.#connection;
+    if (info && this.#process === process) {
+      this.#clientsOpen = true;
+      for (const client of this.#clients) client.attach(info);
+    }
   }
 
   /** Waits up to `ms` for the kernel to publish `idle` for the request `msgId`. */
@@ -411,6 +429,8 @@ export class Kernel implements ClientHost {
       this.#lastIdleParent = peekStringField(raw.parentHeader, 'msg_id');
       this.#onIdle?.();
     }
+    // Until it is ready the kernel stays `starting` (or `restarting`): waitReady settles that.
+    if (!this.#clientsOpen) return;
     if (this.executionState === 'starting') {
       this.executionState = 'idle';
       return;

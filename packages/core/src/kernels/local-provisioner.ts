@@ -129,27 +129,32 @@ export class LocalProvisioner implements KernelProvisioner {
       cleanupFiles();
     };
 
-    const connection = await waitForConnectionFile(connectionFile, { timeoutMs: request.timeoutMs, exited });
-    if (connection === 'exited') {
-      await kill();
-      const exit = await exited;
-      throw this.#startError(
-        request,
-        `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
-      );
-    }
-    if (connection === 'timeout') {
-      await kill();
-      throw this.#startError(
-        request,
-        `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
-        undefined,
-        'timeout',
-      );
-    }
-    const info = connection;
+    const connected = waitForConnectionFile(connectionFile, { timeoutMs: request.timeoutMs, exited }).then(
+      async (connection) => {
+        if (connection === 'exited') {
+          await kill();
+          const exit = await exited;
+          throw this.#startError(
+            request,
+            `the kernel process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
+          );
+        }
+        if (connection === 'timeout') {
+          await kill();
+          throw this.#startError(
+            request,
+            `no connection file after ${Math.round(request.timeoutMs / 1000)} s`,
+            undefined,
+            'timeout',
+          );
+        }
+        return connection;
+      },
+    );
+    // The manager awaits it; this only keeps an early failure from counting as unhandled.
+    connected.catch(() => {});
     return {
-      connection: info,
+      connected,
       pid,
       exited,
       isAlive: () => !dead,

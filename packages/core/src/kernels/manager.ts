@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NbserveError, notFound } from '../errors.js';
-import type { KernelSpecManager } from '../kernelspecs/manager.js';
+import type { KernelSpecSource } from '../kernelspecs/source.js';
 import { kernelNameToStart } from '../kernelspecs/spec.js';
 import { Kernel } from './kernel.js';
-import type { KernelProcess, KernelProvisioner } from './provisioner.js';
+import type { KernelProcess, KernelProvisioner, RemoteKernel } from './provisioner.js';
 import type { KernelModel } from './types.js';
 import { resolveWorkingDir } from './working-dir.js';
 
@@ -19,7 +19,7 @@ export interface CullingOptions {
 }
 
 export interface KernelManagerOptions {
-  kernelspecs: KernelSpecManager;
+  kernelspecs: KernelSpecSource;
   provisioner: KernelProvisioner;
   /** Contents root; kernel `path` hints resolve under it. */
   rootDir: string;
@@ -66,7 +66,7 @@ export class KernelManager {
   readonly #warn: (message: string) => void;
   readonly #culling: CullingOptions;
   #cullTimer: NodeJS.Timeout | undefined;
-  readonly #starting = new Set<Promise<Kernel>>();
+  readonly #starting = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: KernelManagerOptions) {
@@ -110,28 +110,52 @@ export class KernelManager {
     return () => this.#removedListeners.delete(listener);
   }
 
-  /** Starts a kernel and returns once it answered kernel_info. */
+  /** Starts a kernel and returns once it answered kernel_info. Throws when it does not start. */
   async start(options: StartKernelOptions = {}): Promise<Kernel> {
-    const starting = this.#start(options);
-    this.#starting.add(starting);
-    try {
-      return await starting;
-    } finally {
-      this.#starting.delete(starting);
-    }
+    const { kernel, ready } = await this.#track(this.#start(options));
+    await ready;
+    return kernel;
   }
 
-  async #start(options: StartKernelOptions): Promise<Kernel> {
+  /**
+   * Starts a kernel and returns as soon as its process runs, `execution_state` `starting`, as
+   * jupyter_server 2.x answers `POST /api/kernels`
+   * (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html). It becomes `idle`
+   * once it answered kernel_info; clients may connect at once: what they send waits until then.
+   * A kernel that never gets ready is logged, shut down and removed (`dead`).
+   */
+  async launch(options: StartKernelOptions = {}): Promise<Kernel> {
+    const { kernel, ready } = await this.#track(this.#start(options));
+    void ready.catch((error: Error) => {
+      if (!(error instanceof NbserveError && error.kind === 'gone'))
+        this.#warn(`Kernel ${kernel.name} (${kernel.id}) failed to start: ${error.message}`);
+    });
+    return kernel;
+  }
+
+  /** Keeps a start in flight (until ready or failed) for shutdownAll() to wait on. */
+  async #track(
+    starting: Promise<{ kernel: Kernel; ready: Promise<void> }>,
+  ): Promise<{ kernel: Kernel; ready: Promise<void> }> {
+    const all = starting.then(({ ready }) => ready);
+    this.#starting.add(all);
+    void all.catch(() => {}).finally(() => this.#starting.delete(all));
+    return await starting;
+  }
+
+  async #start(options: StartKernelOptions): Promise<{ kernel: Kernel; ready: Promise<void> }> {
     if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
     if (options.kernelId) {
       const existing = this.#kernels.get(options.kernelId);
-      if (existing) return existing;
+      if (existing) return { kernel: existing, ready: Promise.resolve() };
     }
     const name = kernelNameToStart(options.name || (await this.#options.kernelspecs.defaultName()));
-    let spec: Awaited<ReturnType<KernelSpecManager['get']>>;
+    let spec: Awaited<ReturnType<KernelSpecSource['get']>>;
     try {
       spec = await this.#options.kernelspecs.get(name);
-    } catch {
+    } catch (error) {
+      // A gateway that cannot be asked is not a missing kernelspec.
+      if (error instanceof NbserveError && error.kind !== 'not-found') throw error;
       throw notFound(`No such kernel named ${name}`);
     }
     const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
@@ -144,9 +168,11 @@ export class KernelManager {
       warn: this.#warn,
     });
     this.#kernels.set(kernel.id, kernel);
-    this.#tracking.set(kernel.id, { startedAt: Date.now(), failures: 0, expectingExit: false });
+    const tracking: Tracking = { startedAt: Date.now(), failures: 0, expectingExit: false };
+    this.#tracking.set(kernel.id, tracking);
+    let launched: { process: KernelProcess; ready: Promise<void> };
     try {
-      await this.#launch(kernel);
+      launched = await this.#launch(kernel);
     } catch (error) {
       this.#kernels.delete(kernel.id);
       this.#tracking.delete(kernel.id);
@@ -154,17 +180,30 @@ export class KernelManager {
       throw error;
     }
     if (this.#kernels.get(kernel.id) !== kernel) {
-      // Shut down (or the server closed) while it was starting: it must not outlive that.
+      // Shut down (or the server closed) while it was spawned: it must not outlive that.
       kernel.detach();
-      await kernel.process?.kill();
+      await launched.process.kill();
       kernel.dispose();
       throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
     }
-    return kernel;
+    const { process } = launched;
+    const ready = launched.ready.catch((error: unknown) => {
+      // Shut down or restarted meanwhile: that is not this start failing.
+      const superseded =
+        this.#kernels.get(kernel.id) !== kernel || kernel.process !== process || tracking.expectingExit;
+      if (superseded) throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
+      kernel.reason = `Kernel failed to start: ${(error as Error).message}`;
+      this.#remove(kernel, 'dead');
+      throw error;
+    });
+    return { kernel, ready };
   }
 
-  /** Launches the kernel's process, connects and waits for readiness; kills it on failure. */
-  async #launch(kernel: Kernel): Promise<void> {
+  /**
+   * Launches the kernel's process; `ready` settles once it published its connection and answered
+   * kernel_info (rejecting, the process killed, when it does not).
+   */
+  async #launch(kernel: Kernel): Promise<{ process: KernelProcess; ready: Promise<void> }> {
     const process = await this.#options.provisioner.launch({
       kernelId: kernel.id,
       spec: kernel.spec,
@@ -172,11 +211,22 @@ export class KernelManager {
       env: kernel.env,
       timeoutMs: this.#kernelInfoTimeout,
     });
-    kernel.attach(process);
+    kernel.adopt(process);
+    const ready = this.#connect(kernel, process);
+    // Awaited by every caller; this only keeps a failure before that from counting as unhandled.
+    ready.catch(() => {});
+    return { process, ready };
+  }
+
+  async #connect(kernel: Kernel, process: KernelProcess): Promise<void> {
     try {
+      const info = await process.connected;
+      if (kernel.process !== process)
+        throw new NbserveError('gone', `Kernel ${kernel.id} was restarted while starting`);
+      kernel.connect(info);
       await kernel.waitReady(this.#kernelInfoTimeout);
     } catch (error) {
-      kernel.detach();
+      if (kernel.process === process) kernel.detach();
       await process.kill();
       throw error;
     }
@@ -187,7 +237,10 @@ export class KernelManager {
 
   async interrupt(id: string): Promise<void> {
     const kernel = this.get(id);
-    if (kernel.spec.spec.interrupt_mode === 'message') {
+    const remote = kernel.process?.remote;
+    if (remote) {
+      await remote.interrupt();
+    } else if (kernel.spec.spec.interrupt_mode === 'message') {
       // Not awaited: REST answers at once, as upstream.
       void kernel.request('control', 'interrupt_request', {}, this.#kernelInfoTimeout);
     } else {
@@ -200,11 +253,13 @@ export class KernelManager {
     const kernel = this.get(id);
     const tracking = this.#tracking.get(id);
     if (!tracking || tracking.expectingExit) throw new NbserveError('conflict', `Kernel ${id} is already restarting`);
+    const remote = kernel.process?.remote;
+    if (remote) return this.#restartRemote(kernel, tracking);
     tracking.expectingExit = true;
     try {
       await this.#stopProcess(kernel, true);
       kernel.executionState = 'starting';
-      await this.#launch(kernel);
+      await (await this.#launch(kernel)).ready;
       tracking.failures = 0;
     } catch (error) {
       this.#remove(kernel, 'dead');
@@ -216,7 +271,14 @@ export class KernelManager {
   }
 
   async shutdown(id: string): Promise<void> {
+    await this.#shutdown(id, true);
+  }
+
+  /** `strict`: a gateway that cannot be reached fails the shutdown and the kernel stays listed. */
+  async #shutdown(id: string, strict: boolean): Promise<void> {
     const kernel = this.get(id);
+    // Otherwise stopping the process asks the gateway too, and only warns when it cannot.
+    if (strict) await kernel.process?.remote?.shutdown();
     const tracking = this.#tracking.get(id);
     if (tracking) tracking.expectingExit = true;
     this.#kernels.delete(id);
@@ -231,7 +293,7 @@ export class KernelManager {
   async shutdownAll(): Promise<void> {
     this.#closed = true;
     if (this.#cullTimer) clearInterval(this.#cullTimer);
-    await Promise.all([...this.#kernels.keys()].map((id) => this.shutdown(id).catch(() => {})));
+    await Promise.all([...this.#kernels.keys()].map((id) => this.#shutdown(id, false).catch(() => {})));
     // Starts in flight notice the shutdown and kill their process; wait for that too.
     await Promise.allSettled([...this.#starting]);
   }
@@ -247,11 +309,32 @@ export class KernelManager {
         (connected || k.connections === 0) &&
         (busy || k.executionState !== 'busy') &&
         k.executionState !== 'starting' &&
-        k.executionState !== 'restarting',
+        k.executionState !== 'restarting' &&
+        k.process?.remote === undefined, // a gateway culls its kernels itself
     );
     for (const k of victims) this.#warn(`Culling kernel ${k.name} (${k.id}): idle for more than ${idleTimeout} s`);
     await Promise.all(victims.map((k) => this.shutdown(k.id).catch(() => {})));
     return victims.map((k) => k.id);
+  }
+
+  /** A restart the gateway does in place; the kernel keeps its bridge, clients and id. */
+  async #restartRemote(kernel: Kernel, tracking: Tracking): Promise<Kernel> {
+    const remote = kernel.process?.remote as RemoteKernel;
+    tracking.expectingExit = true;
+    const before = kernel.executionState;
+    try {
+      kernel.executionState = 'restarting';
+      await remote.restart();
+      await kernel.waitReady(this.#kernelInfoTimeout);
+    } catch (error) {
+      if (kernel.executionState === 'restarting') kernel.executionState = before;
+      throw error;
+    } finally {
+      tracking.expectingExit = false;
+      // Gone while restarting: the exit was expected, so nobody else removes it.
+      if (!kernel.process?.isAlive() && this.#kernels.get(kernel.id) === kernel) this.#remove(kernel, 'dead');
+    }
+    return kernel;
   }
 
   /**
@@ -261,6 +344,11 @@ export class KernelManager {
   async #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
     const process = kernel.process;
     if (!process) return;
+    if (process.remote) {
+      kernel.detach();
+      await process.kill();
+      return;
+    }
     const half = (this.#options.shutdownWaitMs ?? 5000) / 2;
     const exitedWithin = (ms: number) =>
       Promise.race([
@@ -268,8 +356,9 @@ export class KernelManager {
         new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
       ]);
     if (process.isAlive()) {
-      void kernel.request('control', 'shutdown_request', { restart }, half);
-      if (!(await exitedWithin(half))) {
+      // A kernel still starting has no ports to ask on yet: SIGTERM at once.
+      if (kernel.connectionInfo) void kernel.request('control', 'shutdown_request', { restart }, half);
+      if (!kernel.connectionInfo || !(await exitedWithin(half))) {
         process.signal('SIGTERM');
         await exitedWithin(half);
       }
@@ -296,6 +385,13 @@ export class KernelManager {
     tracking.expectingExit = true;
     kernel.detach();
     await process.kill();
+    if (process.remote) {
+      // The gateway restarts its kernels itself; one it no longer has is gone for good.
+      this.#warn(`Kernel ${kernel.id} (${process.remote.id} on ${process.remote.server}) is gone from there`);
+      kernel.reason = 'Kernel is gone from the gateway';
+      this.#remove(kernel, 'dead');
+      return;
+    }
     const autoRestart = this.#options.autoRestart ?? true;
     const limit = this.#options.restartLimit ?? 5;
     const stable = this.#options.stableStartMs ?? 10_000;
@@ -311,7 +407,7 @@ export class KernelManager {
     kernel.emitLifecycle('restarting');
     while (!this.#closed && this.#kernels.has(kernel.id)) {
       try {
-        await this.#launch(kernel);
+        await (await this.#launch(kernel)).ready;
         tracking.expectingExit = false;
         kernel.emitLifecycle('restarted');
         return;

@@ -1,18 +1,21 @@
-import type { Dealer } from 'zeromq';
+/** A ZeroMQ socket that sends multipart messages (DEALER, ROUTER, PUB). */
+export interface SendingSocket {
+  send(frames: Uint8Array[]): Promise<void>;
+}
 
 /**
  * Serializes sends on one ZeroMQ socket: zeromq.js allows only one pending `send()` per socket,
  * so while one waits (peer slow or reconnecting) later messages wait in a bounded queue.
  */
 export class SocketWriter {
-  readonly #socket: Dealer;
+  readonly #socket: SendingSocket;
   readonly #limit: number;
   readonly #queue: Uint8Array[][] = [];
   #busy = false;
   #closed = false;
   dropped = 0;
 
-  constructor(socket: Dealer, limit = 10_000) {
+  constructor(socket: SendingSocket, limit = 10_000) {
     this.#socket = socket;
     this.#limit = limit;
   }

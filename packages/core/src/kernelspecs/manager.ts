@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { notFound } from '../errors.js';
 import { kernelSpecDirs } from './paths.js';
+import type { KernelSpecSource } from './source.js';
 import {
   type BuiltinKernelSpec,
   type KernelSpecEntry,
@@ -49,7 +50,7 @@ interface Snapshot {
  * existing ancestor of a missing search directory) shows no change, which costs a fraction of
  * reading every spec again.
  */
-export class KernelSpecManager {
+export class KernelSpecManager implements KernelSpecSource {
   readonly dirs: readonly string[];
   readonly #options: KernelSpecManagerOptions;
   readonly #warned = new Set<string>();
@@ -119,6 +120,10 @@ export class KernelSpecManager {
       // fall through to not-found
     }
     throw notFound(`Kernel spec resource ${name}/${file} not found`);
+  }
+
+  async resource(name: string, file: string): Promise<Uint8Array> {
+    return readFile(await this.resourcePath(name, file));
   }
 
   /** The specs as on disk now: the last snapshot while its stamps hold, else a fresh reading. */

@@ -1,12 +1,12 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
 import { allocFrame } from './frame-slab.js';
-import { parsePart, toRaw } from './json-parts.js';
+import { parsePart, peekStringField, toRaw } from './json-parts.js';
 import { type Channel, isChannel, type JupyterMessage, type MessageHeader, type RawMessage } from './types.js';
 
 /**
  * The default kernel WebSocket framing: a text frame holding the message as JSON with a
- * `channel` key, or, when the message carries binary buffers, a binary frame:
+ * `channel` key (and, outbound, the header's `msg_id` and `msg_type` copied to the top level), or, when the message carries binary buffers, a binary frame:
  * `u32be nbufs, u32be offsets[nbufs], JSON, buffer_0, …` (nbufs = 1 + number of buffers).
  */
 
@@ -100,11 +100,23 @@ const OPEN_CHANNEL: Record<Channel, Buffer> = {
   stdin: Buffer.from('{"channel":"stdin","header":'),
   iopub: Buffer.from('{"channel":"iopub","header":'),
 };
+const MSG_ID = Buffer.from(',"msg_id":');
+const MSG_TYPE = Buffer.from(',"msg_type":');
 const PARENT = Buffer.from(',"parent_header":');
 const METADATA = Buffer.from(',"metadata":');
 const CONTENT = Buffer.from(',"content":');
 const CLOSE_BUFFERS = Buffer.from(',"buffers":[]}');
 const CLOSE = Buffer.from('}');
+
+/**
+ * A header's string field as a JSON token. jupyter_client's `Session.msg` copies `msg_id` and
+ * `msg_type` to the top level of every message, so jupyter_server's JSON frames carry them there
+ * as well (https://jupyter-client.readthedocs.io/en/stable/messaging.html#general-message-format)
+ * and clients and scripts read them.
+ */
+function headerField(header: Uint8Array, field: 'msg_id' | 'msg_type'): Buffer {
+  return Buffer.from(JSON.stringify(peekStringField(header, field)));
+}
 
 /**
  * Encodes a message for the JSON framing by splicing its already-serialized JSON parts
@@ -125,6 +137,10 @@ export function encodeJsonFrameBytes(channel: Channel, raw: RawMessage): { data:
   const pieces = [
     OPEN_CHANNEL[channel],
     raw.header,
+    MSG_ID,
+    headerField(raw.header, 'msg_id'),
+    MSG_TYPE,
+    headerField(raw.header, 'msg_type'),
     PARENT,
     raw.parentHeader,
     METADATA,

@@ -128,7 +128,7 @@ export class SessionManager {
     }
     const name = kernel?.name ?? undefined;
     try {
-      const started = await this.#kernels.start({ name, path: sessionPath, env: { JPY_SESSION_NAME: sessionPath } });
+      const started = await this.#kernels.launch({ name, path: sessionPath, env: { JPY_SESSION_NAME: sessionPath } });
       return started.id;
     } catch (error) {
       const shown = name ?? 'default';

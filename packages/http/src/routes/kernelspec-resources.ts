@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Hono } from 'hono';
 import type { NbserveEnv } from '../env.js';
@@ -17,14 +16,13 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
 };
 
-/** `GET|HEAD /kernelspecs/<name>/<file>`: a kernelspec's logo, kernel.js or kernel.css (authenticated). */
+/** `GET|HEAD /kernelspecs/<name>/<file>`: a kernelspec's logo, kernel.js or kernel.css (authenticated), from disk or the gateway. */
 export function registerKernelSpecResourceRoutes(app: Hono<NbserveEnv>): void {
   app.on(['GET', 'HEAD'], '/kernelspecs/:kernel_name/:file', async (c) => {
     const name = kernelNameParam(c);
     const file = c.req.param('file');
-    const full = await c.get('services').kernelspecs.resourcePath(name, file);
-    const body = await readFile(full);
-    const type = TYPES[path.extname(full).toLowerCase()] ?? 'text/plain; charset=utf-8';
+    const body = await c.get('services').kernelspecs.resource(name, file);
+    const type = TYPES[path.extname(file).toLowerCase()] ?? 'text/plain; charset=utf-8';
     // SVG and scripts from a kernelspec directory must not run as a page of this origin.
     c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
     c.header('X-Content-Type-Options', 'nosniff');

@@ -37,7 +37,7 @@ export function registerKernelRoutes(app: Hono<NbserveEnv>): void {
     const raw = await readJsonBody(c);
     if (Array.isArray(raw)) throw badRequest('The request body must be a JSON object');
     const body = parseWith(StartBody, raw, 'request body');
-    const kernel = await c.get('services').kernels.start({
+    const kernel = await c.get('services').kernels.launch({
       name: body?.name ?? undefined,
       path: body?.path ?? undefined,
       kernelId: body?.kernel_id ?? undefined,

@@ -1,0 +1,185 @@
+import { decodeFileContent, setHash } from './file-content.js';
+import { guessMimeType } from './mimetypes.js';
+import type { ContentsModel, ContentType, GetOptions } from './model.js';
+import { readNotebook } from './nbformat/notebook.js';
+import { markCells, type NotebookNotary } from './notary.js';
+import { baseName, joinPath } from './paths.js';
+import type { ContentsStore, StoreStat } from './store.js';
+import { isoTimestamp } from './timestamps.js';
+
+const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
+
+/** A model without content: every field a GET has, in Jupyter's order; the one shape of a model. */
+export function baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
+  return {
+    name: baseName(path),
+    path,
+    type,
+    writable: stat.writable,
+    created: isoTimestamp(stat.createdMs),
+    last_modified: isoTimestamp(stat.mtimeMs),
+    size: type === 'directory' ? null : stat.size,
+    mimetype: null,
+    content: null,
+    format: null,
+    hash: null,
+    hash_algorithm: null,
+  };
+}
+
+/** A stored notebook as a GET serves its content: parsed, upgraded, code cells marked trusted or not. */
+export interface ServableNotebook {
+  /** The stored bytes. */
+  bytes: Uint8Array;
+  content: unknown;
+  /** nbformat validation message, if any. */
+  message: string | null;
+  /** Cell ids were made up (missing, or a v3 notebook): another read gives other ids. */
+  generatedIds: boolean;
+}
+
+export interface ModelReaderOptions {
+  store: ContentsStore;
+  /** Whether a directory lists a child of this name (hidden files and hide globs are not listed). */
+  listed: (name: string) => boolean;
+  notary: NotebookNotary;
+}
+
+/**
+ * Jupyter models read from a store, as jupyter_server's `filemanager.py` builds them
+ * (`_dir_model`, `_notebook_model`, `_file_model`). The manager has checked the path, its
+ * visibility and the type asked for; this only reads and shapes.
+ */
+export class ModelReader {
+  readonly #store: ContentsStore;
+  readonly #listed: (name: string) => boolean;
+  readonly #notary: NotebookNotary;
+  /** Directory listings being built, shared by concurrent requests for the same directory. */
+  readonly #listings = new Map<string, Promise<ContentsModel[]>>();
+
+  constructor(options: ModelReaderOptions) {
+    this.#store = options.store;
+    this.#listed = options.listed;
+    this.#notary = options.notary;
+  }
+
+  async directory(
+    path: string,
+    stat: StoreStat,
+    wantContent: boolean,
+    page?: GetOptions['page'],
+  ): Promise<ContentsModel> {
+    const model = baseModel(path, stat, 'directory');
+    if (!wantContent) return model;
+    // each caller gets its own copies of the shared models
+    const sorted = (await this.children(path)).map((child) => ({ ...child }));
+    model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
+    if (page) model.total = sorted.length;
+    model.format = 'json';
+    return model;
+  }
+
+  /**
+   * The sorted child models of a directory, shared: callers must not change them. Concurrent
+   * requests for the same directory share one listing (50 clients refreshing a folder cost one
+   * readdir and one round of stats, not 50) until `changed()`.
+   */
+  children(path: string): Promise<ContentsModel[]> {
+    let pending = this.#listings.get(path);
+    if (!pending) {
+      const started = this.#listChildren(path);
+      pending = started.finally(() => {
+        if (this.#listings.get(path) === pending) this.#listings.delete(path);
+      });
+      this.#listings.set(path, pending);
+    }
+    return pending;
+  }
+
+  /** Something changed through the manager: no request joins a listing that started before. */
+  changed(): void {
+    this.#listings.clear();
+  }
+
+  async notebook(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
+    const model = baseModel(path, stat, 'notebook');
+    if (!wantContent && !wantHash) return model;
+    let bytes: Uint8Array;
+    if (wantContent) {
+      const read = await this.servableNotebook(path);
+      bytes = read.bytes;
+      model.content = read.content;
+      model.format = 'json';
+      if (read.message !== null) model.message = read.message;
+    } else {
+      bytes = await this.#store.read(path);
+    }
+    model.size = bytes.byteLength;
+    if (wantHash) setHash(model, bytes);
+    return model;
+  }
+
+  async servableNotebook(path: string): Promise<ServableNotebook> {
+    const bytes = await this.#store.read(path);
+    const parsed = readNotebook(bytes, path);
+    return {
+      bytes,
+      content: markCells(parsed.notebook, await this.isTrusted(bytes)),
+      message: parsed.validationMessage,
+      generatedIds: parsed.generatedIds,
+    };
+  }
+
+  async file(
+    path: string,
+    stat: StoreStat,
+    wantContent: boolean,
+    format: GetOptions['format'],
+    wantHash: boolean,
+  ): Promise<ContentsModel> {
+    const model = baseModel(path, stat, 'file');
+    model.mimetype = guessMimeType(model.name);
+    if (!wantContent && !wantHash) return model;
+    const bytes = await this.#store.read(path);
+    model.size = bytes.byteLength;
+    if (wantContent) {
+      const { content, format: used } = decodeFileContent(path, bytes, format);
+      model.content = content;
+      model.format = used;
+      model.mimetype ??= used === 'text' ? 'text/plain' : 'application/octet-stream';
+    }
+    if (wantHash) setHash(model, bytes);
+    return model;
+  }
+
+  /**
+   * Trust is per stored bytes: one HMAC over the file, never a re-serialization of the notebook
+   * (that would double the cost of opening a 20 MB notebook). Everything this server saves is
+   * already in nbformat's layout; a notebook rewritten by another tool must be trusted again.
+   */
+  async isTrusted(bytes: Uint8Array): Promise<boolean> {
+    try {
+      return await this.#notary.isSigned(bytes);
+    } catch {
+      return false; // an unreadable signature store costs trust, not the notebook
+    }
+  }
+
+  /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
+  async #listChildren(path: string): Promise<ContentsModel[]> {
+    const children: { name: string; type: ContentType; stat: StoreStat; key: string }[] = [];
+    for (const { name, stat } of await this.#store.list(path)) {
+      if (!this.#listed(name)) continue;
+      const type: ContentType = stat.kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
+      children.push({ name, type, stat, key: name.toLowerCase() });
+    }
+    // Case-insensitive within each kind (IPython 3 order).
+    children.sort((a, b) => DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // Models in that order: files made together follow each other and share isoTimestamp's second.
+    return children.map(({ name, type, stat }) => {
+      const model = baseModel(joinPath(path, name), stat, type);
+      if (type === 'file') model.mimetype = guessMimeType(name);
+      return model;
+    });
+  }
+}

@@ -1,0 +1,40 @@
+import { badRequest, NbserveError } from '../errors.js';
+import { sha256 } from './file-content.js';
+import type { StoreStat } from './store.js';
+import { parseTimestampMicros } from './timestamps.js';
+
+/**
+ * Save-conflict protection beyond Jupyter: the save only happens when the stored file still is
+ * what the client last saw. Either field may be given; a mismatch is a 409 and nothing is written.
+ */
+export interface SavePrecondition {
+  /** sha256 hex of the stored bytes (HTTP `If-Match`). */
+  hash?: string;
+  /** ISO (microseconds honoured) or RFC 1123 time (HTTP `If-Unmodified-Since`). */
+  lastModified?: string;
+}
+
+/** Throws a conflict unless the file at `path` (stat `existing`, bytes from `read`) meets `expected`. */
+export async function checkPrecondition(
+  path: string,
+  existing: StoreStat | null,
+  expected: SavePrecondition,
+  read: () => Promise<Uint8Array>,
+): Promise<void> {
+  if (expected.hash === undefined && expected.lastModified === undefined) return;
+  const changed = () =>
+    new NbserveError('conflict', `File changed on disk since it was loaded: ${path}`, { reason: 'changed on disk' });
+  if (existing?.kind !== 'file') throw changed();
+  if (expected.lastModified !== undefined) {
+    const expectedMicros = parseTimestampMicros(expected.lastModified);
+    if (expectedMicros === null) throw badRequest(`Invalid timestamp: ${expected.lastModified}`);
+    // Compare at the precision the client sent: seconds for RFC 1123, microseconds for ISO.
+    const precise = /\.\d/.test(expected.lastModified);
+    const actual = precise ? Math.floor(existing.mtimeMs * 1000) : Math.floor(existing.mtimeMs / 1000) * 1_000_000;
+    if (actual > expectedMicros) throw changed();
+  }
+  if (expected.hash !== undefined) {
+    const want = expected.hash.trim().replace(/^W\//, '').replace(/^"|"$/g, '').toLowerCase();
+    if (want !== '*' && sha256(await read()) !== want) throw changed();
+  }
+}

@@ -1,0 +1,127 @@
+import type { ContentsModel, GetOptions, SerializedModel } from './model.js';
+import { baseModel, type ModelReader } from './model-reader.js';
+import { type ServedNotebook, ServedNotebookCache } from './served-notebook-cache.js';
+import type { StoreStat } from './store.js';
+
+/** How long a directory's serialized listing is reused (see ServedBytes#listing). */
+const LISTING_REUSE_MS = 100;
+const MAX_SERVED_LISTINGS = 256;
+const CONTENT_PLACEHOLDER = '"content":null';
+
+export interface ServedBytesOptions {
+  /** Bytes of served notebook JSON kept for reopening unchanged notebooks; 0 = none. */
+  notebookCacheBytes: number;
+  /**
+   * The store's stats follow every change (StoreCapabilities.statTracksChanges): only then is
+   * anything served again that was built before; otherwise every answer is built afresh.
+   */
+  statTracksChanges: boolean;
+}
+
+/**
+ * The fast path of `ContentsManager.getSerialized`: answers that are mostly bytes built before.
+ * A notebook's content comes from its cached JSON text while the file is unchanged (see
+ * ServedNotebookCache), so reopening a big notebook never parses, re-serializes or re-encodes it;
+ * a polled listing is serialized once for every client polling it. The models come from the
+ * ModelReader, as `get`'s do, and the bytes are exactly those of `JSON.stringify(get())`.
+ */
+export class ServedBytes {
+  readonly #reader: ModelReader;
+  readonly #notebooks: ServedNotebookCache;
+  readonly #reuseListings: boolean;
+  /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
+  readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<Uint8Array> }>();
+  /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
+  #trustGeneration = 0;
+
+  constructor(reader: ModelReader, options: ServedBytesOptions) {
+    this.#reader = reader;
+    this.#notebooks = new ServedNotebookCache(options.statTracksChanges ? options.notebookCacheBytes : 0);
+    this.#reuseListings = options.statTracksChanges;
+  }
+
+  /**
+   * The model at a visible path and its JSON, for a full directory listing or a notebook's content;
+   * `null` for everything else (files, pages, hashes, models without content): `get` answers those.
+   */
+  async serialize(path: string, stat: StoreStat, options: GetOptions): Promise<SerializedModel | null> {
+    if (stat.kind === 'directory') {
+      if ((options.type ?? 'directory') !== 'directory' || options.content === false || options.page) return null;
+      const model = baseModel(path, stat, 'directory');
+      model.format = 'json';
+      return { model, json: spliceContent(model, await this.#listing(path, stat)) };
+    }
+    const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
+    if (type !== 'notebook' || options.content === false || options.hash) return null;
+    const served = await this.#notebook(path, stat);
+    const model = baseModel(path, stat, 'notebook');
+    model.size = served.size;
+    model.format = 'json';
+    if (served.message !== null) model.message = served.message;
+    return { model, json: spliceContent(model, served.contentJson) };
+  }
+
+  /** Something was signed: notebooks served before may be trusted now. */
+  trustChanged(): void {
+    this.#trustGeneration++;
+    this.#notebooks.clear();
+  }
+
+  /** Something changed through the manager: listings are built afresh, so a client sees its own writes. */
+  changed(): void {
+    this.#listings.clear();
+  }
+
+  /**
+   * A directory's content as JSON. Clients poll listings (JupyterLab every few seconds, from every
+   * tab), so one listing serves every request for LISTING_REUSE_MS as long as the directory's
+   * mtime is unchanged (an entry was added, removed or renamed) and nothing was written through
+   * the manager; only an in-place edit made outside the server shows up that much later.
+   */
+  #listing(path: string, stat: StoreStat): Promise<Uint8Array> {
+    if (!this.#reuseListings) return this.#listingJson(path);
+    const cached = this.#listings.get(path);
+    const now = performance.now();
+    if (cached && cached.dirMtimeMs === stat.mtimeMs && now - cached.at < LISTING_REUSE_MS) return cached.json;
+    if (this.#listings.size >= MAX_SERVED_LISTINGS) this.#listings.clear();
+    // Requests arriving while it is built share it too; a write through the manager clears the map.
+    const json = this.#listingJson(path);
+    const entry = { dirMtimeMs: stat.mtimeMs, at: now, json };
+    this.#listings.set(path, entry);
+    json.catch(() => {
+      if (this.#listings.get(path) === entry) this.#listings.delete(path);
+    });
+    return json;
+  }
+
+  /** The same child models `get` lists (V8's JSON.stringify is the fastest way to write them). */
+  async #listingJson(path: string): Promise<Uint8Array> {
+    return Buffer.from(JSON.stringify(await this.#reader.children(path)));
+  }
+
+  async #notebook(path: string, stat: StoreStat): Promise<ServedNotebook> {
+    const cached = this.#notebooks.get(path, stat);
+    if (cached) return cached;
+    const generation = this.#trustGeneration;
+    const read = await this.#reader.servableNotebook(path);
+    const served: ServedNotebook = {
+      contentJson: Buffer.from(JSON.stringify(read.content)),
+      size: read.bytes.byteLength,
+      message: read.message,
+    };
+    // Made-up cell ids differ on every read in Jupyter too; such a notebook is not pinned to one set.
+    const unchanged = read.bytes.byteLength === stat.size && generation === this.#trustGeneration;
+    if (!read.generatedIds && unchanged) this.#notebooks.set(path, stat, served);
+    return served;
+  }
+}
+
+/** The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON bytes. */
+function spliceContent(model: ContentsModel, content: Uint8Array): Uint8Array<ArrayBuffer> {
+  const shell = JSON.stringify(model);
+  // Strings escape every `"`, so this key can only be the model's own `content` field.
+  const at = shell.indexOf(CONTENT_PLACEHOLDER);
+  const head = Buffer.from(`${shell.slice(0, at)}"content":`);
+  const tail = Buffer.from(shell.slice(at + CONTENT_PLACEHOLDER.length));
+  return Buffer.concat([head, content, tail]);
+}

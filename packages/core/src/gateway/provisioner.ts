@@ -1,0 +1,234 @@
+import { NbserveError } from '../errors.js';
+import type {
+  ExitInfo,
+  KernelProcess,
+  KernelProvisioner,
+  LaunchRequest,
+  RemoteKernel,
+} from '../kernels/provisioner.js';
+import type { ConnectionInfo } from '../kernels/types.js';
+import { ZmqBridge } from './bridge.js';
+import { GatewayChannel } from './channel.js';
+import type { GatewayClient } from './client.js';
+import { kernelStartEnv } from './env.js';
+
+const DEFAULT_POLL_INTERVAL_MS = 30_000;
+/** A shutdown nobody waits for (the server stopping, a failed start) gives the gateway at most this long. */
+const KILL_TIMEOUT_MS = 10_000;
+
+export interface GatewayProvisionerOptions {
+  client: GatewayClient;
+  /** How often the gateway is asked whether it still has this server's kernels (it culls them itself). Default 30 s. */
+  pollIntervalMs?: number;
+  warn: (message: string) => void;
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof NbserveError && error.kind === 'not-found';
+}
+
+/**
+ * One kernel on a gateway, seen by the kernel manager as a kernel process: its ports are a
+ * ZmqBridge on loopback whose traffic travels over the gateway's channels WebSocket; interrupt,
+ * restart and shutdown are the gateway's REST calls; it "exits" when the gateway no longer has it.
+ */
+class GatewayKernel implements KernelProcess {
+  readonly pid = undefined;
+  readonly connected: Promise<ConnectionInfo>;
+  readonly exited: Promise<ExitInfo>;
+  readonly remote: RemoteKernel;
+  readonly channel: GatewayChannel;
+  readonly #client: GatewayClient;
+  readonly #bridge: ZmqBridge;
+  readonly #path: string;
+  readonly #warn: (message: string) => void;
+  #exit: (info: ExitInfo) => void = () => {};
+  #gone = false;
+  #deleted = false;
+  onGone: () => void = () => {};
+
+  constructor(client: GatewayClient, id: string, bridge: ZmqBridge, warn: (message: string) => void) {
+    this.#client = client;
+    this.#bridge = bridge;
+    this.#warn = warn;
+    this.#path = `api/kernels/${encodeURIComponent(id)}`;
+    this.connected = Promise.resolve(bridge.connection);
+    this.exited = new Promise((resolve) => {
+      this.#exit = resolve;
+    });
+    this.channel = new GatewayChannel({
+      client,
+      remoteId: id,
+      onMessage: (channel, raw) => bridge.deliver(channel, raw),
+      onGone: () => this.markGone(),
+      warn,
+    });
+    bridge.connect(this.channel);
+    this.remote = {
+      id,
+      server: client.name,
+      interrupt: () => this.#post('interrupt', client.options.requestTimeoutMs),
+      restart: () => this.#post('restart', client.startTimeoutMs),
+      shutdown: () => this.#delete(client.options.requestTimeoutMs),
+    };
+  }
+
+  async #post(action: 'interrupt' | 'restart', timeoutMs: number): Promise<void> {
+    try {
+      await this.#client.fetch(`${this.#path}/${action}`, { method: 'POST', body: {}, timeoutMs });
+    } catch (error) {
+      if (isNotFound(error)) this.markGone();
+      throw error;
+    }
+  }
+
+  async #delete(timeoutMs: number): Promise<void> {
+    if (this.#deleted) return;
+    try {
+      await this.#client.fetch(this.#path, { method: 'DELETE', timeoutMs });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    this.#deleted = true;
+  }
+
+  /** Whether the gateway still has the kernel: false only when it says 404. */
+  async stillThere(): Promise<boolean> {
+    try {
+      await this.#client.fetch(this.#path);
+      return true;
+    } catch (error) {
+      return !isNotFound(error);
+    }
+  }
+
+  isAlive(): boolean {
+    return !this.#gone;
+  }
+
+  /** SIGINT is the gateway's interrupt; the gateway alone signals its kernels otherwise. */
+  signal(signal: NodeJS.Signals): void {
+    if (signal !== 'SIGINT') return;
+    this.remote.interrupt().catch((error: Error) => this.#warn(error.message));
+  }
+
+  /** Culled, shut down or lost on the gateway: the kernel manager sees the process exit. */
+  markGone(): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    this.#deleted = true;
+    this.#close();
+  }
+
+  /** Shuts the kernel down on the gateway (unless it is gone already) and closes the bridge. */
+  async kill(): Promise<void> {
+    if (!this.#gone) {
+      await this.#delete(Math.min(this.#client.options.requestTimeoutMs, KILL_TIMEOUT_MS)).catch((error: Error) =>
+        this.#warn(`${error.message}; kernel ${this.remote.id} may still run there`),
+      );
+    }
+    this.#gone = true;
+    this.#close();
+  }
+
+  #close(): void {
+    this.channel.close();
+    this.#bridge.close();
+    this.#exit({ code: null, signal: null });
+    this.onGone();
+  }
+}
+
+/**
+ * Starts kernels on a Kernel or Enterprise Gateway, as jupyter_server's GatewayKernelManager
+ * (https://jupyter-server.readthedocs.io/en/latest/operators/public-server.html#gateway): POST
+ * `api/kernels` with the spec's name and the forwarded environment, then the channels WebSocket.
+ */
+export class GatewayProvisioner implements KernelProvisioner {
+  readonly #options: GatewayProvisionerOptions;
+  readonly #live = new Set<GatewayKernel>();
+  #pollTimer: NodeJS.Timeout | undefined;
+  #polling = false;
+
+  constructor(options: GatewayProvisionerOptions) {
+    this.#options = options;
+  }
+
+  async launch(request: LaunchRequest): Promise<KernelProcess> {
+    const { client, warn } = this.#options;
+    const env = kernelStartEnv({
+      processEnv: client.options.processEnv ?? process.env,
+      requestEnv: request.env,
+      allowed: client.options.env ?? [],
+      workingDir: request.cwd,
+      launchTimeoutS: client.launchTimeoutS,
+    });
+    const model = await client.json('api/kernels', {
+      method: 'POST',
+      body: { name: request.spec.name, env },
+      timeoutMs: client.startTimeoutMs,
+    });
+    const id = (model as { id?: unknown } | undefined)?.id;
+    if (typeof id !== 'string' || id === '') {
+      throw new NbserveError('unavailable', `Gateway ${client.name} started a kernel without telling its id`);
+    }
+    let bridge: ZmqBridge | undefined;
+    let kernel: GatewayKernel | undefined;
+    try {
+      bridge = await ZmqBridge.open(request.spec.name);
+      kernel = new GatewayKernel(client, id, bridge, warn);
+      await kernel.channel.open();
+    } catch (error) {
+      // Nothing here may keep a kernel running on the gateway.
+      if (kernel) await kernel.kill();
+      else {
+        bridge?.close();
+        const timeoutMs = Math.min(client.options.requestTimeoutMs, KILL_TIMEOUT_MS);
+        await client.fetch(`api/kernels/${encodeURIComponent(id)}`, { method: 'DELETE', timeoutMs }).catch(() => {});
+      }
+      throw error;
+    }
+    const started = kernel;
+    this.#live.add(started);
+    started.onGone = () => {
+      this.#live.delete(started);
+      if (this.#live.size === 0) this.#stopPolling();
+    };
+    this.#startPolling();
+    return started;
+  }
+
+  #startPolling(): void {
+    const interval = this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    if (this.#pollTimer || interval <= 0) return;
+    this.#pollTimer = setInterval(() => void this.poll(), interval);
+    this.#pollTimer.unref();
+  }
+
+  #stopPolling(): void {
+    clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
+  }
+
+  /**
+   * Kernels the gateway no longer lists (culled or shut down there) and no longer has when asked
+   * one by one, as upstream double-checks, are marked gone. An unreachable gateway decides nothing.
+   */
+  async poll(): Promise<void> {
+    if (this.#polling || this.#live.size === 0) return;
+    this.#polling = true;
+    try {
+      const listed = await this.#options.client.json('api/kernels');
+      const ids = new Set(Array.isArray(listed) ? listed.map((m: { id?: unknown }) => m?.id) : []);
+      for (const kernel of [...this.#live]) {
+        if (ids.has(kernel.remote.id) || (await kernel.stillThere())) continue;
+        this.#options.warn(`Kernel ${kernel.remote.id} is no longer on gateway ${this.#options.client.name}`);
+        kernel.markGone();
+      }
+    } catch {
+      // unreachable now; the next poll asks again
+    } finally {
+      this.#polling = false;
+    }
+  }
+}
