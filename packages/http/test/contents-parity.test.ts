@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../testing/ports.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { waitFor } from '../../../testing/wait.js';
 
@@ -173,14 +173,6 @@ async function run(send: (step: Step) => Promise<Response>): Promise<Observed[]>
     observed.push(project(res.status, res.headers.get('location'), body));
   }
   return observed;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {

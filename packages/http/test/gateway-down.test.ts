@@ -5,15 +5,8 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startGatewayStub } from '../../../testing/gateway-stub.js';
+import { freePort } from '../../../testing/ports.js';
 import { type StartServerOptions, startServer, type TestServer } from '../../../testing/server.js';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function timed(request: Promise<Response>): Promise<{ status: number; message: string; ms: number }> {
   const began = Date.now();
@@ -34,7 +27,7 @@ async function withServer(options: StartServerOptions, run: (fx: TestServer) => 
 
 describe('a gateway nothing listens at', () => {
   it('answers kernel requests with a quick 503 naming the gateway, and serves contents and pages', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/`;
+    const url = `http://127.0.0.1:${await freePort()}/`;
     await withServer({ gatewayUrl: url }, async (fx) => {
       const expected = `Gateway ${url} is not reachable (ECONNREFUSED); check that it is running`;
       for (const request of [
