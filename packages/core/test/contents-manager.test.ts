@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
+import { v3CodeCell, v3Notebook, v3Pyout, v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import {
   ContentsManager,
   type ContentsModel,
@@ -28,12 +28,8 @@ async function fsStore(): Promise<ContentsStore> {
 /** As served: notebooks this server saved from trusted cells come back with trusted code cells. */
 const served = (nb: Record<string, unknown>) => markCells(nb, true);
 
-const notebook = (source = 'print(1)') => ({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, outputs: [], execution_count: null }],
-  metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+const notebook = (source = 'print(1)') =>
+  v4Notebook([v4CodeCell(source)], { kernelspec: { name: 'python3', display_name: 'Python 3' } });
 
 async function expectError(promise: Promise<unknown>, kind: string, message?: string | RegExp, reason?: string) {
   const error = await promise.then(

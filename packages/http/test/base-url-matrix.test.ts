@@ -10,18 +10,15 @@ import path from 'node:path';
 import { ContentsManager, KernelManager, type KernelMessage, SessionManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../../../testing/cookie-jar.js';
+import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
 import { type Frame, open } from '../../../testing/ws-recorder.js';
 
 const NAVIGATE = { accept: 'text/html', 'sec-fetch-mode': 'navigate' };
 
 function notebookJson(source: string): string {
-  return JSON.stringify({
-    nbformat: 4,
-    nbformat_minor: 5,
-    metadata: { kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' } },
-    cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, execution_count: null, outputs: [] }],
-  });
+  const kernelspec = { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' };
+  return JSON.stringify(v4Notebook([v4CodeCell(source)], { kernelspec }));
 }
 
 /** The JSON config block of an nbserve page. */

@@ -2,18 +2,14 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { markCells } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { createTestApp, type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const json = { 'Content-Type': 'application/json' };
 
-const notebook = (source: string) => ({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, outputs: [], execution_count: null }],
-  metadata: {},
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+const notebook = (source: string) => v4Notebook([v4CodeCell(source)]);
 
 describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
   let fx: TestServer;

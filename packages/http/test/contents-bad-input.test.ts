@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v4Notebook } from '../../../testing/notebooks.js';
 import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 import { snapshotTree } from '../../../testing/temp.js';
 
@@ -15,7 +16,7 @@ interface Case {
   message?: string | RegExp;
 }
 
-const nb = JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+const nb = JSON.stringify(v4Notebook());
 const text = (content: string) => JSON.stringify({ type: 'file', format: 'text', content });
 
 const CASES: Case[] = [

@@ -2,14 +2,13 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { ContentsManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v4MarkdownCell, v4Notebook } from '../../../testing/notebooks.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 
-const notebook = (source: string) => ({
-  cells: [{ cell_type: 'markdown', id: 'm1', metadata: {}, source }],
-  metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+const notebook = (source: string) =>
+  v4Notebook([v4MarkdownCell(source)], {
+    kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+  });
 
 describe('@jupyterlab/services ContentsManager against a live nbserve', () => {
   let fx: TestServer;

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invalidNotebook } from '../../../testing/notebooks.js';
 import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 
-/** Notebook 6.4's test_get_nb_invalid: no nbformat_minor, a cell type nobody knows. */
-const INVALID = { nbformat: 4, metadata: {}, cells: [{ cell_type: 'wrong', metadata: {} }] };
+const INVALID = invalidNotebook();
 
 /** What Notebook 6.4's test_upload_v2 uploads: `nbformat.v2.new_notebook()` with one code cell. */
 const V2 = {

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../../testing/chromium.js';
+import { v4Notebook } from '../../../testing/notebooks.js';
 import { type StartServerOptions, startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 
@@ -63,8 +64,8 @@ export async function login(page: Page, url: string, next = 'tree'): Promise<voi
   await page.waitForSelector('body[data-ready]');
 }
 
-export function notebookJson(cells: unknown[], metadata: Record<string, unknown> = {}): string {
-  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata, cells });
+export function notebookJson(cells: Record<string, unknown>[], metadata: Record<string, unknown> = {}): string {
+  return JSON.stringify(v4Notebook(cells, metadata));
 }
 
 /** Records every WebSocket a page of `context` opens (`window.__sockets`), so a test can cut one. */
