@@ -1,12 +1,12 @@
-/** Rewrites the generated flag table in docs/configuration.md from packages/cli/src/flags.ts. */
+/** Rewrites the generated tables of docs/configuration.md from packages/cli/src/flags.ts and DEFAULTS. */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLAGS } from '../packages/cli/src/flags.js';
-import { replaceFlagSection } from '../packages/cli/src/flags-doc.js';
+import { renderConfigurationDoc } from '../packages/cli/src/flags-doc.js';
 
 const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/configuration.md');
 const before = await fs.readFile(file, 'utf8');
-const after = replaceFlagSection(before, FLAGS);
+const after = renderConfigurationDoc(before, FLAGS);
 if (after !== before) await fs.writeFile(file, after);
 console.log(after === before ? 'docs/configuration.md is up to date' : 'updated docs/configuration.md');

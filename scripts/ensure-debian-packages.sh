@@ -5,7 +5,8 @@ set -euo pipefail
 # pandoc: nbconvert needs it for rst and latex (a Recommends of python3-nbconvert, so named here)
 # python3-notebook python3-pytest python3-requests python3-websocket: Notebook 6.4's REST tests and
 # what they run with (scripts/conformance.sh)
-PACKAGES=(python3-ipykernel chromium python3-jupyter-server jupyter-notebook python3-nbconvert pandoc python3-ipyparallel jupyter-console python3-docutils python3-notebook python3-pytest python3-requests python3-websocket)
+# jupyterhub (3.0, with node-configurable-http-proxy): the hub end-to-end test (testing/jupyterhub.ts)
+PACKAGES=(python3-ipykernel chromium python3-jupyter-server jupyter-notebook python3-nbconvert pandoc python3-ipyparallel jupyter-console python3-docutils python3-notebook python3-pytest python3-requests python3-websocket jupyterhub)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -55,6 +55,8 @@ export type StartServerOptions = Partial<CreateAppOptions> & {
   floodKernels?: boolean;
   /** A `BASE_URL_MATRIX` entry's name (spread in with it); ignored. */
   name?: string;
+  /** `startServer` listens on this port (default 0: any free one). */
+  port?: number;
 };
 
 /**
@@ -150,7 +152,7 @@ function requestInit({ auth = true, json, headers, ...rest }: SendInit = {}): Re
 
 /** The app alone (no socket): `jp_serverapp` with `jp_root_dir`, for tests that only need `app.request`. */
 export async function createTestApp(options: StartServerOptions = {}): Promise<TestApp> {
-  const { mountPrefix, floodKernels, name: _name, ...appOptions } = options;
+  const { mountPrefix, floodKernels, name: _name, port: _port, ...appOptions } = options;
   const dir = await makeTempDir();
   const root = options.root ?? path.join(dir, 'root');
   const runtimeDir = path.join(dir, 'runtime');
@@ -201,10 +203,12 @@ export async function createTestApp(options: StartServerOptions = {}): Promise<T
 export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
   const base = await createTestApp(options);
   const { app, host } = base;
-  const running = await listen(host, { port: 0, onClose: () => app.close() }).catch(async (error) => {
-    await base.close();
-    throw error;
-  });
+  const running = await listen(host, { port: options.port ?? 0, portRetries: 0, onClose: () => app.close() }).catch(
+    async (error) => {
+      await base.close();
+      throw error;
+    },
+  );
   app.onShutdown(() => running.close());
   const origin = `http://127.0.0.1:${running.port}`;
   const fetch: Send = (relative, init) => requestOverSocket(running.port, base.path(relative), requestInit(init));

@@ -1,3 +1,4 @@
+import type { ComputedDefaults, Defaults } from '@nbserve/http';
 import { InvalidArgumentError } from 'commander';
 import * as v from 'valibot';
 
@@ -12,17 +13,31 @@ export interface FlagSpec {
   /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
   name: string;
   type: FlagType;
-  /** The serve option this flag sets. */
+  /**
+   * The option this flag sets, a key of `DEFAULTS` or `COMPUTED_DEFAULTS` of @nbserve/http, where
+   * `--help` and the docs read its default (flag-help.ts).
+   */
   option: string;
   description: string;
-  /** What `--help` shows as the default. */
-  defaultText?: string;
   /** For `integer`: the allowed range. */
   min?: number;
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
   valueName?: string;
+  /** When something else than the default applies, e.g. in hub mode; `--help` shows it after the default. */
+  defaultNote?: string;
+  /** Other spellings, as JupyterHub spawners pass them (`--debug` is `--log-level=debug`). */
+  aliases?: readonly FlagAlias[];
 }
+
+/** `--<name>` read as this flag; with `value` the alias takes no value of its own. */
+export interface FlagAlias {
+  name: string;
+  value?: string;
+}
+
+/** A flag whose option has a default in @nbserve/http's tables (checked when compiling, not in the types we ship). */
+type DefaultedFlag = FlagSpec & { option: keyof Defaults | keyof ComputedDefaults };
 
 export const FLAGS: readonly FlagSpec[] = [
   {
@@ -33,7 +48,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 65535,
     valueName: 'port',
     description: 'port to listen on; 0 picks a free one',
-    defaultText: '8888',
   },
   {
     name: 'port-retries',
@@ -43,7 +57,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 1000,
     valueName: 'n',
     description: 'how many following ports to try when the port is busy; 0 fails at once',
-    defaultText: '50',
   },
   {
     name: 'ip',
@@ -51,7 +64,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'ip',
     valueName: 'address',
     description: 'interface to bind; anything but loopback exposes the server to the network',
-    defaultText: '127.0.0.1',
   },
   {
     name: 'token',
@@ -59,7 +71,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'token',
     valueName: 'token',
     description: 'auth token (also from $NBSERVE_TOKEN or $JUPYTER_TOKEN); "" disables authentication (dangerous)',
-    defaultText: 'random 48 hex characters',
   },
   {
     name: 'certfile',
@@ -67,7 +78,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'certfile',
     valueName: 'file',
     description: 'PEM certificate file; with --keyfile the server speaks HTTPS and WSS (cookies become Secure)',
-    defaultText: 'none (plain HTTP)',
   },
   {
     name: 'keyfile',
@@ -75,7 +85,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'keyfile',
     valueName: 'file',
     description: 'PEM private key file for --certfile',
-    defaultText: 'none',
   },
   {
     name: 'base-url',
@@ -83,21 +92,48 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'baseUrl',
     valueName: 'path',
     description: 'URL prefix of every route, e.g. /nb/',
-    defaultText: '/',
+  },
+  {
+    name: 'notebook-dir',
+    type: 'string',
+    option: 'notebookDir',
+    valueName: 'dir',
+    description: 'directory to serve, the same as the root argument (as JupyterHub spawners pass it)',
+  },
+  {
+    name: 'default-url',
+    type: 'string',
+    option: 'defaultUrl',
+    valueName: 'path',
+    description: 'where GET / goes, relative to the base URL',
+    defaultNote: '$JUPYTERHUB_DEFAULT_URL in hub mode',
+    aliases: [{ name: 'SingleUserNotebookApp.default_url' }],
+  },
+  {
+    name: 'hub',
+    type: 'boolean',
+    option: 'hubMode',
+    description:
+      'run as a JupyterHub single-user server: hub OAuth login and tokens, activity reports (--no-hub: never)',
+  },
+  {
+    name: 'disable-user-config',
+    type: 'boolean',
+    option: 'disableUserConfig',
+    description: "ignore the config dir's nbserve_config.json (the login password)",
+    defaultNote: '$JUPYTERHUB_DISABLE_USER_CONFIG in hub mode',
   },
   {
     name: 'browser',
     type: 'boolean',
     option: 'openBrowser',
     description: 'open the dashboard in a web browser at start (--no-browser: do not)',
-    defaultText: 'true',
   },
   {
     name: 'allow-hidden',
     type: 'boolean',
     option: 'allowHidden',
     description: 'list and serve hidden files (dot-files)',
-    defaultText: 'false',
   },
   {
     name: 'allow-origin',
@@ -105,7 +141,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'allowOrigin',
     valueName: 'origins',
     description: 'comma-separated origins allowed to call the API cross-origin, or * for any',
-    defaultText: 'none',
   },
   {
     name: 'allow-origin-pat',
@@ -113,14 +148,12 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'allowOriginPattern',
     valueName: 'regex',
     description: 'regular expression an allowed origin must match completely (it is anchored at both ends)',
-    defaultText: 'none',
   },
   {
     name: 'allow-remote-access',
     type: 'boolean',
     option: 'allowRemoteAccess',
     description: 'accept any Host header while bound to loopback (turns off the DNS-rebinding guard)',
-    defaultText: 'false',
   },
   {
     name: 'allowed-hosts',
@@ -128,7 +161,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'allowedHosts',
     valueName: 'hosts',
     description: 'comma-separated host names accepted besides localhost, 127.0.0.1 and ::1',
-    defaultText: 'none',
   },
   {
     name: 'max-body-size',
@@ -136,7 +168,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'maxBodySize',
     valueName: 'bytes',
     description: 'largest request body accepted; a number of bytes with an optional K, M or G suffix',
-    defaultText: '512M',
   },
   {
     name: 'max-copy-folder-size-mb',
@@ -146,14 +177,12 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 1_048_576,
     valueName: 'MB',
     description: 'largest directory a copy duplicates (total size of its files); a bigger one is refused with 400',
-    defaultText: '500',
   },
   {
     name: 'disable-check-xsrf',
     type: 'boolean',
     option: 'disableCheckXsrf',
     description: 'skip the XSRF check for cookie-authenticated requests (not recommended)',
-    defaultText: 'false',
   },
   {
     name: 'config-dir',
@@ -161,7 +190,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'configDir',
     valueName: 'dir',
     description: 'user configuration: nbserve_config.json (password) and nbconfig/ frontend settings',
-    defaultText: '$NBSERVE_CONFIG_DIR, $JUPYTER_CONFIG_DIR or ~/.nbserve',
   },
   {
     name: 'data-dir',
@@ -169,7 +197,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'dataDir',
     valueName: 'dir',
     description: 'persistent server data (the login cookie secret)',
-    defaultText: '$NBSERVE_DATA_DIR or ~/.local/share/nbserve',
   },
   {
     name: 'runtime-dir',
@@ -177,15 +204,30 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'runtimeDir',
     valueName: 'dir',
     description: 'runtime files (kernel connection files, the browser-open file)',
-    defaultText: '$JUPYTER_RUNTIME_DIR or $XDG_RUNTIME_DIR/nbserve',
   },
   {
     name: 'log-level',
     type: 'string',
     option: 'logLevel',
     valueName: 'level',
-    description: 'debug or info (log every request), warn, error',
-    defaultText: 'warn',
+    description: 'debug or info (log every request), warn, error; --debug is --log-level=debug',
+    defaultNote: 'debug when $JUPYTERHUB_DEBUG is set in hub mode',
+    aliases: [{ name: 'debug', value: 'debug' }],
+  },
+  {
+    name: 'log-format',
+    type: 'string',
+    option: 'logFormat',
+    valueName: 'format',
+    description:
+      'text, or json: one JSON object a line (time, level, message; request id, route, status, ms, kernel id), never the token',
+  },
+  {
+    name: 'authenticate-metrics',
+    type: 'boolean',
+    option: 'authenticateMetrics',
+    description:
+      'GET /metrics needs the token or login cookie like the API (--no-authenticate-metrics: open to anyone)',
   },
   {
     name: 'default-kernel-name',
@@ -193,7 +235,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'defaultKernelName',
     valueName: 'name',
     description: 'kernelspec started when a client names none',
-    defaultText: 'python3 when installed, else the first built-in kernel',
   },
   {
     name: 'kernel-info-timeout',
@@ -203,7 +244,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 3600,
     valueName: 'seconds',
     description: 'how long a starting kernel may take to answer kernel_info before the start fails',
-    defaultText: '60',
   },
   {
     name: 'cull-idle-timeout',
@@ -213,7 +253,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 31_536_000,
     valueName: 'seconds',
     description: 'shut kernels down after this many seconds without activity; 0 never',
-    defaultText: '0',
   },
   {
     name: 'cull-interval',
@@ -223,21 +262,18 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 86_400,
     valueName: 'seconds',
     description: 'how often to look for idle kernels to cull',
-    defaultText: '300',
   },
   {
     name: 'cull-connected',
     type: 'boolean',
     option: 'cullConnected',
     description: 'also cull idle kernels that still have open connections',
-    defaultText: 'false',
   },
   {
     name: 'cull-busy',
     type: 'boolean',
     option: 'cullBusy',
     description: 'also cull kernels that are busy',
-    defaultText: 'false',
   },
   {
     name: 'iopub-msg-rate-limit',
@@ -247,7 +283,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 100_000_000,
     valueName: 'msgs/s',
     description: 'iopub messages per second sent to one client before output is paused; 0 unlimited',
-    defaultText: '0',
   },
   {
     name: 'iopub-data-rate-limit',
@@ -257,7 +292,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 1_000_000_000_000,
     valueName: 'bytes/s',
     description: 'iopub stream bytes per second sent to one client before output is paused; 0 unlimited',
-    defaultText: '0',
   },
   {
     name: 'kernel-buffer-max-bytes',
@@ -265,7 +299,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'kernelBufferMaxBytes',
     valueName: 'bytes',
     description: 'kernel output kept per disconnected client for replay on reconnect (oldest dropped first)',
-    defaultText: '16M',
   },
   {
     name: 'kernel-buffer-max-age',
@@ -275,7 +308,6 @@ export const FLAGS: readonly FlagSpec[] = [
     max: 86_400,
     valueName: 'seconds',
     description: 'how long kernel output is kept for a disconnected client',
-    defaultText: '300',
   },
   {
     name: 'gateway-url',
@@ -284,7 +316,6 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'url',
     description:
       'run kernels on this Kernel or Enterprise Gateway (http or https) instead of this machine; see docs/gateway.md',
-    defaultText: '$JUPYTER_GATEWAY_URL, else none (local kernels)',
   },
   {
     name: 'gateway-auth-token',
@@ -292,7 +323,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'gatewayAuthToken',
     valueName: 'token',
     description: 'token sent to the gateway as Authorization: token <token>',
-    defaultText: '$JUPYTER_GATEWAY_AUTH_TOKEN, else none',
   },
   {
     name: 'gateway-header',
@@ -300,7 +330,6 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'gatewayHeaders',
     valueName: 'name=value',
     description: 'extra header on every gateway request and WebSocket; repeat for more',
-    defaultText: 'none',
   },
   {
     name: 'gateway-request-timeout',
@@ -311,7 +340,6 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'seconds',
     description:
       'how long a gateway request may take before it fails with 503 (kernel starts: at least KERNEL_LAUNCH_TIMEOUT + 2)',
-    defaultText: '42',
   },
   {
     name: 'gateway-env',
@@ -320,48 +348,8 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'names',
     description:
       'environment variables forwarded to gateway kernels besides every KERNEL_*; comma-separated or repeated',
-    defaultText: 'none',
   },
-];
-
-const BOOLEAN_VALUES: Record<string, boolean> = {
-  true: true,
-  yes: true,
-  '1': true,
-  false: false,
-  no: false,
-  '0': false,
-};
-
-/**
- * Commander only takes `--flag=value` for flags with values; rewrite `--x=true|false` (also yes/no,
- * 1/0) of boolean flags into `--x` / `--no-x` so every flag accepts the `=value` form.
- */
-export function normalizeBooleanArgs(argv: readonly string[], flags: readonly FlagSpec[] = FLAGS): string[] {
-  const booleans = new Set(flags.filter((f) => f.type === 'boolean').map((f) => f.name));
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    const match = /^--(no-)?([a-z][a-z0-9-]*)=(.*)$/s.exec(arg);
-    if (match && booleans.has(match[2] as string)) {
-      const value = BOOLEAN_VALUES[(match[3] ?? '').toLowerCase()];
-      if (value === undefined) {
-        throw new InvalidArgumentError(
-          `--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`,
-        );
-      }
-      const on = match[1] ? !value : value;
-      out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
-    } else {
-      out.push(arg);
-    }
-  }
-  return out;
-}
+] satisfies readonly DefaultedFlag[];
 
 function fail(flag: FlagSpec, message: string): never {
   throw new InvalidArgumentError(`--${flag.name}: ${message}`);

@@ -1,32 +1,11 @@
 import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
-import { FLAGS, type FlagSpec, parseFlagValue } from './flags.js';
+import { addFlag } from './flag-help.js';
+import { FLAGS } from './flags.js';
 import { cliVersion } from './version.js';
-
-function addFlag(command: Command, flag: FlagSpec): void {
-  const help = flag.defaultText ? `${flag.description} (default: ${flag.defaultText})` : flag.description;
-  if (flag.type === 'boolean') {
-    command.addOption(new Option(`--${flag.name}`, help));
-    command.addOption(new Option(`--no-${flag.name}`, `the opposite of --${flag.name}`));
-    return;
-  }
-  const option = new Option(`--${flag.name} <${flag.valueName ?? 'value'}>`, help);
-  option.argParser((raw: string, previous: unknown) => {
-    const value = parseFlagValue(flag, raw);
-    // A list flag may be repeated: --allow-origin a --allow-origin b.
-    if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
-    // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
-    if (flag.type === 'pairs') {
-      const [name, text] = value as [string, string];
-      return { ...(previous as Record<string, string> | undefined), [name]: text };
-    }
-    return value;
-  });
-  command.addOption(option);
-}
 
 /** The serve options the flags given on the command line set, keyed by option name. */
 function collectOptions(command: Command): Record<string, unknown> {
@@ -45,7 +24,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('A fast, embeddable, Jupyter-compatible notebook server.')
     .version(cliVersion(), '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
-    .argument('[root]', 'directory to serve', '.')
+    .argument('[root]', 'directory to serve (default: the current directory)')
     .showHelpAfterError('(run nbserve --help for every flag)')
     .allowExcessArguments(false)
     // Subcommands have their own --config-dir; program flags must not swallow theirs.
@@ -62,7 +41,7 @@ Examples:
   nbserve --port=9000 --no-browser ~/work
   nbserve password`,
   );
-  program.action(async (root: string, _opts: unknown, command: Command) => {
+  program.action(async (root: string | undefined, _opts: unknown, command: Command) => {
     setExitCode(await runServe(root, collectOptions(command)));
   });
 

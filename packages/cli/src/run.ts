@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { normalizeBooleanArgs } from './flags.js';
+import { expandAliases, normalizeBooleanArgs } from './flag-args.js';
 import { buildProgram } from './program.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
@@ -11,7 +11,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   program.exitOverride();
   let args: string[];
   try {
-    args = normalizeBooleanArgs(argv);
+    args = normalizeBooleanArgs(expandAliases(argv));
   } catch (error) {
     process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;

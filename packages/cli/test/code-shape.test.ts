@@ -7,7 +7,7 @@ import { REPO } from './cli-helpers.js';
 const MAX_LINES = 450;
 
 /** Modules of ours written to run in a browser too: dependency-free, no Node APIs. */
-const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html']);
+const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html', '@nbserve/core/is-object']);
 
 /** Every file under `dir`, as paths relative to the repository. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -38,6 +38,21 @@ function ourImports(text: string): { from: string; typeOnly: boolean }[] {
     found.push({ from: from ?? '', typeOnly: false });
   return found;
 }
+
+/** Every TypeScript file of the product and of the shared test kit. */
+async function sourceFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for (const dir of [...(await sourceDirs()), 'testing']) files.push(...(await filesUnder(dir)));
+  return files.filter((file) => file.endsWith('.ts'));
+}
+
+/** Whether `text` defines a function named `name` (a declaration or an arrow/function expression). */
+function definesFunction(text: string, name: string): boolean {
+  return new RegExp(`\\bfunction\\s+${name}\\b|\\b(?:const|let|var)\\s+${name}\\s*[=:]`).test(text);
+}
+
+/** `isObject` written out by hand instead of imported. */
+const INLINE_IS_OBJECT = /typeof (\w+) === 'object' && \1 !== null && !Array\.isArray\(\1\)/;
 
 /** Every TypeScript file of the tests: each package's `test/` folder and the shared kit in `testing/`. */
 async function testFiles(): Promise<string[]> {
@@ -77,7 +92,7 @@ const TOKEN_DEFINITION = /^\s*(?:export\s+)?(?:const|let|var)\s+TOKEN\s*=\s*['"`
 function isServerStarter(file: string, text: string): boolean {
   if (file.endsWith('.test.ts')) return false;
   const http = /from\s+['"](?:@nbserve\/http|(?:\.\.\/)+(?:http\/)?src\/(?:app|serve|index)\.js)['"]/.test(text);
-  return http && /\b(?:createApp|serve|listen)\(/.test(text);
+  return http && /(?<![.\w])(?:createApp|serve|listen)\(/.test(text);
 }
 
 function lineCount(text: string): number {
@@ -98,7 +113,7 @@ describe('the shape of the code', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('imports nothing of our other packages into the browser code but types and the HTML escaper', async () => {
+  it('imports nothing of our other packages into the browser code but types and the dependency-free modules', async () => {
     const values: string[] = [];
     for (const file of await filesUnder('packages/web/src/browser')) {
       const text = await fs.readFile(path.join(REPO, file), 'utf8');
@@ -106,6 +121,31 @@ describe('the shape of the code', () => {
         if (!typeOnly && !BROWSER_SAFE_MODULES.has(from)) values.push(`${file}: ${from}`);
     }
     expect(values).toEqual([]);
+  });
+
+  it('throws NbserveErrors only through the helpers of packages/core/src/errors.ts', async () => {
+    const offenders: string[] = [];
+    for (const file of await sourceFiles()) {
+      if (file === 'packages/core/src/errors.ts') continue;
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      if (/\bnew\s+NbserveError\s*\(/.test(text)) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it.each([
+    ['isObject', 'packages/core/src/util/is-object.ts'],
+    ['escapeHtml', 'packages/core/src/html/escape.ts'],
+  ])('defines %s once, in %s, for every runtime (server, kernel, browser)', async (name, home) => {
+    const definitions: string[] = [];
+    const inline: string[] = [];
+    for (const file of await sourceFiles()) {
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      if (definesFunction(text, name)) definitions.push(file);
+      if (file !== home && name === 'isObject' && INLINE_IS_OBJECT.test(text)) inline.push(file);
+    }
+    expect(definitions).toEqual([home]);
+    expect(inline).toEqual([]);
   });
 
   it("keeps each package's tests out of other packages' test folders: shared helpers live in testing/", async () => {
@@ -153,6 +193,13 @@ describe('the shape of the code', () => {
     expect(isServerStarter('packages/web/test/harness.ts', starter.replace('../src/', '../../http/src/'))).toBe(true);
     expect(isServerStarter('packages/http/test/app-tls.test.ts', starter)).toBe(false);
     expect(isServerStarter('testing/notebook6.ts', "import { spawn } from 'node:child_process';")).toBe(false);
+    const double = "import { hubConfigFromEnv } from '@nbserve/http';\nserver.listen(0, '127.0.0.1');";
+    expect(isServerStarter('testing/hub-double.ts', double)).toBe(false);
+    expect(definesFunction('export function isObject(value: unknown) {}', 'isObject')).toBe(true);
+    expect(definesFunction('const isObject = (v: unknown) => true;', 'isObject')).toBe(true);
+    expect(definesFunction('function isPlainObject(v) {}', 'isObject')).toBe(false);
+    expect(definesFunction("import { isObject } from './x.js';", 'isObject')).toBe(false);
+    expect(INLINE_IS_OBJECT.test("typeof value === 'object' && value !== null && !Array.isArray(value)")).toBe(true);
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a\nb')).toBe(2);
     const text = "import type { A } from '@nbserve/core';\nimport {\n  type B,\n} from '@nbserve/core';\n";

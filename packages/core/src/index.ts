@@ -12,6 +12,7 @@ export * as protocol from './protocol/index.js';
 export * from './rst/index.js';
 export * from './sessions/index.js';
 export { writeFileAtomic } from './util/atomic-write.js';
+export { isObject } from './util/is-object.js';
 export { SpareBuffer, type SpareBufferOptions } from './util/spare-buffer.js';
 export { removeOrphanTempsOf, type SweepOptions, sweepOrphanTemps, tempPathFor } from './util/temp-files.js';
 export { isWellFormedText } from './util/unicode.js';

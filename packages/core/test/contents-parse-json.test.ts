@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { random } from '../../../testing/random.js';
-import { parseJson } from '../src/contents/nbformat/parse-json.js';
+import {
+  JsonTooDeepError,
+  MAX_JSON_DEPTH,
+  parseJson,
+  parseUntrustedJson,
+} from '../src/contents/nbformat/parse-json.js';
 
 /** Same outcome as JSON.parse: the same value (key order included) or a SyntaxError from both. */
 function expectSameParse(text: string): void {
@@ -122,5 +127,27 @@ describe('parseJson: JSON.parse, faster for long plain strings', () => {
     let value = parseJson(text);
     for (let i = 0; i < depth; i++) value = (value as unknown[])[0];
     expect(value).toBe(base64(70_000));
+  });
+});
+
+describe('parseUntrustedJson', () => {
+  it('refuses nesting deeper than MAX_JSON_DEPTH (what comes next would run out of stack), accepts it at the limit', () => {
+    const nested = (depth: number, open: string, close: string) => `${open.repeat(depth)}1${close.repeat(depth)}`;
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ] as const) {
+      expect(() => parseUntrustedJson(nested(MAX_JSON_DEPTH + 1, open, close))).toThrow(JsonTooDeepError);
+      expect(() => parseUntrustedJson(nested(100_000, open, close))).toThrow(/nested more than 1000 levels/);
+      expect(parseUntrustedJson(nested(MAX_JSON_DEPTH, open, close))).toEqual(
+        JSON.parse(nested(MAX_JSON_DEPTH, open, close)),
+      );
+    }
+    // Depth counts along one path, not the whole document: wide and shallow is fine.
+    const wide = JSON.stringify(Array.from({ length: 5000 }, () => [[{ a: [1] }]]));
+    expect(parseUntrustedJson(wide)).toEqual(JSON.parse(wide));
+    // Deep beside a long literal (the fast path) is caught too.
+    const mixed = `{"image":"${'A'.repeat(70_000)}","deep":${nested(5000, '[', ']')}}`;
+    expect(() => parseUntrustedJson(mixed)).toThrow(JsonTooDeepError);
   });
 });

@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
+import { registerHubRoutes } from './auth/hub/browser.js';
 import { authMiddleware } from './auth/middleware.js';
-import { CSP_REPORT_PATH } from './auth/paths.js';
+import { CSP_REPORT_PATH, METRICS_PATH } from './auth/paths.js';
 import { mountPath } from './base-url.js';
 import type { NbserveEnv } from './env.js';
 import { errorResponse } from './errors.js';
@@ -33,6 +34,7 @@ import { registerLegacyKernelRoutes } from './routes/legacy/kernels.js';
 import { registerLegacyNotebookRoutes } from './routes/legacy/notebooks.js';
 import { registerLegacyPageRoutes } from './routes/legacy/pages.js';
 import { registerRstRoutes } from './routes/legacy/rstservice.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerNbconvertRoutes } from './routes/nbconvert.js';
 import { registerEditRoutes } from './routes/web/edit.js';
 import { registerLoginRoutes } from './routes/web/login.js';
@@ -83,14 +85,18 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.use('*', bodyLimit());
   api.use('*', authMiddleware());
   api.use('*', async (c, next) => {
-    // Status polling and CSP reports are not activity (jupyter_server does the same), everything else is.
+    // Status polling, metrics scrapes and CSP reports are not activity (jupyter_server does the
+    // same), everything else is.
     const relPath = c.get('relPath');
-    if (relPath !== '/api/status' && relPath !== CSP_REPORT_PATH) services.activity.touch();
+    if (relPath !== '/api/status' && relPath !== CSP_REPORT_PATH && relPath !== METRICS_PATH) {
+      services.activity.touch();
+    }
     await next();
   });
 
   // Routes: one registration line per resource.
   registerStatusRoutes(api);
+  registerMetricsRoutes(api);
   registerSpecRoutes(api);
   registerCspReportRoutes(api);
   registerMeRoutes(api);
@@ -115,6 +121,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
     await services.close();
     for (const listener of shutdownListeners) await listener();
   });
+  registerHubRoutes(api); // before the local login pages: in hub mode they belong to the hub
   registerLoginRoutes(api);
   registerLogoutRoutes(api);
   registerStaticRoutes(api);

@@ -13,5 +13,11 @@ export interface NbserveEnv {
     relPath: string;
     /** How the request was authenticated; set by the auth middleware. */
     authVia: 'token' | 'cookie' | 'none' | 'disabled';
+    /** A random id for this request, in its log line. */
+    requestId: string;
+    /** The kernel this request is about, for its log line; set by the kernel and session routes. */
+    kernelId?: string;
+    /** A redirect off this server the app sends on purpose (to JupyterHub): the redirect guard lets it pass. */
+    trustedRedirect: string | undefined;
   };
 }

@@ -1,4 +1,4 @@
-import { isNbserveError, type NbserveErrorKind } from '@nbserve/core';
+import { type ErrorReason, isNbserveError, type NbserveErrorKind } from '@nbserve/core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
@@ -18,7 +18,8 @@ const STATUS: Record<NbserveErrorKind, ContentfulStatusCode> = {
 
 export interface JupyterErrorBody {
   message: string;
-  reason: string | null;
+  /** One of core's `ERROR_REASONS`, or null. */
+  reason: ErrorReason | null;
   traceback?: string;
   [extra: string]: unknown;
 }

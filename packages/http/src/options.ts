@@ -1,14 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
 import type { BuiltinKernelSpec, CheckpointStore, ContentsStore } from '@nbserve/core';
+import type { HubConfig } from './auth/hub/config.js';
 import { decodeLikeRouter } from './base-url.js';
+import {
+  DEFAULTS,
+  type Defaults,
+  defaultConfigDir,
+  defaultDataDir,
+  defaultRuntimeDir,
+  generateToken,
+} from './defaults.js';
 
-/** Everything that configures one nbserve instance; the CLI maps flags onto this. */
+/**
+ * Everything that configures one nbserve instance; the CLI maps flags onto this. `resolveOptions`
+ * fills what a caller leaves out, from `DEFAULTS` (defaults.ts) where the default is one value.
+ */
 export interface NbserveOptions {
   /** Directory served as the contents root. */
   root: string;
-  /** URL prefix of every route, always starting and ending with `/`. Default `/`. */
+  /** URL prefix of every route, always starting and ending with `/`. */
   baseUrl: string;
   /** Auth token; `''` disables auth entirely. */
   token: string;
@@ -16,8 +26,8 @@ export interface NbserveOptions {
   allowHidden: boolean;
   /** Largest accepted request body in bytes. */
   maxBodySize: number;
-  /** Largest directory (total file size, MB) a contents copy duplicates, as jupyter_server's `max_copy_folder_size_mb`. Default 500. */
-  maxCopyFolderSizeMb?: number;
+  /** Largest directory (total file size, MB) a contents copy duplicates, as jupyter_server's `max_copy_folder_size_mb`. */
+  maxCopyFolderSizeMb: number;
   /** Storage behind /api/contents and /files; default a FileSystemStore over `root`. */
   contentsStore?: ContentsStore;
   /** Where checkpoints live; default `.ipynb_checkpoints/` files inside the contents store. */
@@ -58,30 +68,46 @@ export interface NbserveOptions {
   kernelSpecDirs?: readonly string[];
   /** When non-empty, only these kernelspecs are listed and may be started. */
   allowedKernelSpecs?: readonly string[];
-  /** Seconds to wait for a new kernel's `kernel_info_reply`. Default 60. */
-  kernelInfoTimeout?: number;
-  /** Seconds a kernel gets to exit on shutdown (half after shutdown_request, half after SIGTERM). Default 5. */
-  shutdownWaitTime?: number;
-  /** Shut kernels down after this many idle seconds; 0 = never (default). */
-  cullIdleTimeout?: number;
-  /** Seconds between culling passes. Default 300. */
-  cullInterval?: number;
-  /** Cull kernels even with open connections. Default false. */
-  cullConnected?: boolean;
-  /** Cull kernels even while busy. Default false. */
-  cullBusy?: boolean;
-  /** IOPub messages per second a client may receive; 0 = unlimited (default). */
-  iopubMsgRateLimit?: number;
-  /** IOPub stream bytes per second a client may receive; 0 = unlimited (default). */
-  iopubDataRateLimit?: number;
-  /** Window of the IOPub rate limits in seconds. Default 3. */
-  rateLimitWindow?: number;
-  /** Bytes kept per disconnected kernel client for replay on reconnect; 0 = no replay. Default 16 MiB. */
-  kernelBufferMaxBytes?: number;
-  /** Seconds a disconnected kernel client's messages are kept for replay. Default 300. */
-  kernelBufferMaxAge?: number;
-  /** Seconds between WebSocket pings on kernel channels; 0 = off. Default 30. */
-  wsPingInterval?: number;
+  /** Seconds to wait for a new kernel's `kernel_info_reply`. */
+  kernelInfoTimeout: number;
+  /** Seconds a kernel gets to exit on shutdown (half after shutdown_request, half after SIGTERM). */
+  shutdownWaitTime: number;
+  /** Shut kernels down after this many idle seconds; 0 = never. */
+  cullIdleTimeout: number;
+  /** Seconds between culling passes. */
+  cullInterval: number;
+  /** Cull kernels even with open connections. */
+  cullConnected: boolean;
+  /** Cull kernels even while busy. */
+  cullBusy: boolean;
+  /** IOPub messages per second a client may receive; 0 = unlimited. */
+  iopubMsgRateLimit: number;
+  /** IOPub stream bytes per second a client may receive; 0 = unlimited. */
+  iopubDataRateLimit: number;
+  /** Window of the IOPub rate limits in seconds. */
+  rateLimitWindow: number;
+  /** Bytes kept per disconnected kernel client for replay on reconnect; 0 = no replay. */
+  kernelBufferMaxBytes: number;
+  /** Seconds a disconnected kernel client's messages are kept for replay. */
+  kernelBufferMaxAge: number;
+  /** Seconds between WebSocket pings on kernel channels; 0 = off. */
+  wsPingInterval: number;
+  /** `GET /metrics` needs the token or the login cookie, like the API. */
+  authenticateMetrics: boolean;
+  /**
+   * Kernels' stdout/stderr go to `logger` line by line (as warnings, with the kernel id) instead
+   * of straight to the server's own stdout/stderr. The CLI sets it for `--log-format json`.
+   */
+  logKernelOutput?: boolean;
+  /** Where `GET /` goes, relative to the base URL (`/tree`, `/notebooks/x.ipynb`). */
+  defaultUrl: string;
+  /** Ignore the user's configuration file (`nbserve_config.json`, the login password). */
+  disableUserConfig: boolean;
+  /**
+   * Run as a JupyterHub single-user server: the hub's OAuth login and tokens replace the local
+   * token and password, and activity is reported to the hub (`hubConfigFromEnv()` reads it).
+   */
+  hub?: HubConfig;
   /**
    * A Kernel or Enterprise Gateway (http or https URL) that runs every kernel instead of this
    * machine: kernelspecs and kernels come from it, channels are proxied (docs/gateway.md).
@@ -91,48 +117,23 @@ export interface NbserveOptions {
   gatewayAuthToken?: string;
   /** Extra headers on every gateway request and WebSocket handshake. */
   gatewayHeaders?: Readonly<Record<string, string>>;
-  /** Seconds a gateway request may take. Default 42 (`DEFAULT_GATEWAY_REQUEST_TIMEOUT`). */
-  gatewayRequestTimeout?: number;
+  /** Seconds a gateway request may take. */
+  gatewayRequestTimeout: number;
   /** Variables of the server's environment forwarded at kernel start besides every `KERNEL_*`. */
-  gatewayEnv?: readonly string[];
+  gatewayEnv: readonly string[];
 }
 
-/** A sink for log lines. Every line the server emits has secrets redacted first. */
+/**
+ * Structured details of a log line (request id, route, status, …), for loggers that write them out
+ * (the CLI's `--log-format json`); a logger may ignore them, the message says it all for people.
+ */
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** A sink for log lines. Every line the server emits has secrets redacted first, fields included. */
 export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
-
-export const DEFAULT_MAX_BODY_SIZE = 512 * 1024 * 1024;
-/** Seconds a gateway request may take, as jupyter_server's `GatewayClient.request_timeout`. */
-export const DEFAULT_GATEWAY_REQUEST_TIMEOUT = 42;
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** `NBSERVE_CONFIG_DIR`, else `JUPYTER_CONFIG_DIR`, else `~/.nbserve`. */
-export function defaultConfigDir(env: Env = process.env): string {
-  return env.NBSERVE_CONFIG_DIR || env.JUPYTER_CONFIG_DIR || path.join(os.homedir(), '.nbserve');
-}
-
-/** `NBSERVE_DATA_DIR`, else `$XDG_DATA_HOME/nbserve`, else `~/.local/share/nbserve`. */
-export function defaultDataDir(env: Env = process.env): string {
-  if (env.NBSERVE_DATA_DIR) return env.NBSERVE_DATA_DIR;
-  const xdg = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
-  return path.join(xdg, 'nbserve');
-}
-
-/** `JUPYTER_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/nbserve`, else `<dataDir>/runtime`. */
-export function defaultRuntimeDir(env: Env = process.env): string {
-  if (env.NBSERVE_RUNTIME_DIR) return env.NBSERVE_RUNTIME_DIR;
-  if (env.JUPYTER_RUNTIME_DIR) return env.JUPYTER_RUNTIME_DIR;
-  if (env.XDG_RUNTIME_DIR) return path.join(env.XDG_RUNTIME_DIR, 'nbserve');
-  return path.join(defaultDataDir(env), 'runtime');
-}
-
-/** A fresh random auth token: 24 random bytes as 48 hex characters. */
-export function generateToken(): string {
-  return randomBytes(24).toString('hex');
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
 }
 
 /** Logs warnings and errors to stderr; request lines are dropped unless a logger is given. */
@@ -144,26 +145,47 @@ export const defaultLogger: Logger = {
 
 export type OptionsInput = Partial<NbserveOptions> & Pick<NbserveOptions, 'root'>;
 
-/** Fills every option left out. A missing token is a fresh random one: auth is on by default. */
-export function resolveOptions(input: OptionsInput): NbserveOptions {
+/**
+ * Fills every option left out: from `defaults` (`DEFAULTS` unless a test passes another table), and
+ * the computed ones from the environment. A missing token is a fresh random one: auth is on by default.
+ */
+export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULTS): NbserveOptions {
   const dataDir = input.dataDir ?? defaultDataDir();
   return {
     ...input,
     root: input.root,
-    baseUrl: normalizeBaseUrl(input.baseUrl),
+    baseUrl: normalizeBaseUrl(input.baseUrl ?? defaults.baseUrl),
     token: input.token ?? generateToken(),
-    allowHidden: input.allowHidden ?? false,
-    maxBodySize: input.maxBodySize ?? DEFAULT_MAX_BODY_SIZE,
+    allowHidden: input.allowHidden ?? defaults.allowHidden,
+    maxBodySize: input.maxBodySize ?? defaults.maxBodySize,
+    maxCopyFolderSizeMb: input.maxCopyFolderSizeMb ?? defaults.maxCopyFolderSizeMb,
     configDir: input.configDir ?? defaultConfigDir(),
     dataDir,
     runtimeDir: input.runtimeDir ?? (input.dataDir ? path.join(dataDir, 'runtime') : defaultRuntimeDir()),
-    ip: input.ip ?? '127.0.0.1',
-    allowOrigin: input.allowOrigin ?? [],
-    allowOriginPattern: input.allowOriginPattern ?? '',
-    allowRemoteAccess: input.allowRemoteAccess ?? false,
-    allowedHosts: input.allowedHosts ?? [],
-    disableCheckXsrf: input.disableCheckXsrf ?? false,
+    ip: input.ip ?? defaults.ip,
+    allowOrigin: input.allowOrigin ?? defaults.allowOrigin,
+    allowOriginPattern: input.allowOriginPattern ?? defaults.allowOriginPattern,
+    allowRemoteAccess: input.allowRemoteAccess ?? defaults.allowRemoteAccess,
+    allowedHosts: input.allowedHosts ?? defaults.allowedHosts,
+    disableCheckXsrf: input.disableCheckXsrf ?? defaults.disableCheckXsrf,
     logger: input.logger ?? defaultLogger,
+    kernelInfoTimeout: input.kernelInfoTimeout ?? defaults.kernelInfoTimeout,
+    shutdownWaitTime: input.shutdownWaitTime ?? defaults.shutdownWaitTime,
+    cullIdleTimeout: input.cullIdleTimeout ?? defaults.cullIdleTimeout,
+    cullInterval: input.cullInterval ?? defaults.cullInterval,
+    cullConnected: input.cullConnected ?? defaults.cullConnected,
+    cullBusy: input.cullBusy ?? defaults.cullBusy,
+    iopubMsgRateLimit: input.iopubMsgRateLimit ?? defaults.iopubMsgRateLimit,
+    iopubDataRateLimit: input.iopubDataRateLimit ?? defaults.iopubDataRateLimit,
+    rateLimitWindow: input.rateLimitWindow ?? defaults.rateLimitWindow,
+    kernelBufferMaxBytes: input.kernelBufferMaxBytes ?? defaults.kernelBufferMaxBytes,
+    kernelBufferMaxAge: input.kernelBufferMaxAge ?? defaults.kernelBufferMaxAge,
+    wsPingInterval: input.wsPingInterval ?? defaults.wsPingInterval,
+    authenticateMetrics: input.authenticateMetrics ?? defaults.authenticateMetrics,
+    defaultUrl: input.defaultUrl ?? defaults.defaultUrl,
+    disableUserConfig: input.disableUserConfig ?? defaults.disableUserConfig,
+    gatewayRequestTimeout: input.gatewayRequestTimeout ?? defaults.gatewayRequestTimeout,
+    gatewayEnv: input.gatewayEnv ?? defaults.gatewayEnv,
   };
 }
 
@@ -173,8 +195,8 @@ export function resolveOptions(input: OptionsInput): NbserveOptions {
  * `\\`, `..` or spaces are refused; and since it is also a route, a segment may not read as a route
  * pattern (`:name`, `*`, `{}`) once decoded.
  */
-export function normalizeBaseUrl(baseUrl: string | undefined): string {
-  let url = (baseUrl ?? '/').trim();
+export function normalizeBaseUrl(baseUrl: string): string {
+  let url = baseUrl.trim();
   if (!url.startsWith('/')) url = `/${url}`;
   if (!url.endsWith('/')) url = `${url}/`;
   url = url.replace(/\/{2,}/g, '/');

@@ -6,8 +6,10 @@ import type { Duplex } from 'node:stream';
 import { createAdaptorServer, getRequestListener, type WebSocketServerLike } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
+import { DEFAULTS } from './defaults.js';
 import { defaultLogger, type Logger } from './options.js';
 import { closeTcpAfterHandshake } from './ws/close-after-handshake.js';
+import { guardUpgradeHost, refusedUpgradeHost } from './ws/upgrade-host.js';
 
 /** The kernel WebSocket subprotocol of jupyter_server 2; chosen whenever a client offers it. */
 export const KERNEL_WS_PROTOCOL = 'v1.kernel.websocket.jupyter.org';
@@ -23,11 +25,11 @@ export interface FetchApp {
 }
 
 export interface ListenOptions {
-  /** Port to try first; 0 picks a free one. Default 8888. */
+  /** Port to try first; 0 picks a free one. Default `DEFAULTS.port`. */
   port?: number;
-  /** Interface to bind. Default 127.0.0.1. */
+  /** Interface to bind. Default `DEFAULTS.ip`. */
   ip?: string;
-  /** How many following ports to try when the port is busy; 0 fails at once. Default 50. */
+  /** How many following ports to try when the port is busy; 0 fails at once. Default `DEFAULTS.portRetries`. */
   portRetries?: number;
   /** PEM certificate (chain) file: with `keyfile`, serves HTTPS and WSS. */
   certfile?: string;
@@ -134,12 +136,13 @@ export async function listen(
     websocket: { server: wss as unknown as WebSocketServerLike },
     ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
   }) as Server;
-  const ip = options.ip ?? '127.0.0.1';
+  guardUpgradeHost(server);
+  const ip = options.ip ?? DEFAULTS.ip;
   const address = await listenWithRetries(
     server,
-    options.port ?? 8888,
+    options.port ?? DEFAULTS.port,
     ip,
-    options.portRetries ?? 50,
+    options.portRetries ?? DEFAULTS.portRetries,
     options.logger ?? defaultLogger,
   );
   let resolveClosed: () => void = () => {};
@@ -161,7 +164,7 @@ export async function listen(
     return closing;
   };
   return {
-    url: `${tls ? 'https' : 'http'}://${displayHost(ip)}:${address.port}${options.baseUrl ?? '/'}`,
+    url: `${tls ? 'https' : 'http'}://${displayHost(ip)}:${address.port}${options.baseUrl ?? DEFAULTS.baseUrl}`,
     port: address.port,
     server,
     close,
@@ -192,6 +195,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
     throw error;
   }
   app.onShutdown(() => running.close());
+  app.services.hub?.startReporting(app.services.activity);
   return { ...running, app };
 }
 
@@ -224,6 +228,7 @@ export function attachToServer(
       path === prefix.replace(/\/$/, '') ||
       path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
     ) {
+      if (refusedUpgradeHost(request, socket)) return;
       adaptor.emit('upgrade', request, socket, head);
     }
   };

@@ -28,8 +28,11 @@ import {
 import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
-import { anonymousIdentity, type Identity } from './auth/identity.js';
-import { DEFAULT_GATEWAY_REQUEST_TIMEOUT, type NbserveOptions } from './options.js';
+import { HubAuth } from './auth/hub/hub-auth.js';
+import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
+import { Metrics } from './metrics/metrics.js';
+import type { NbserveOptions } from './options.js';
+import { SOCKET_HIGH_WATER_BYTES, SOCKET_OVERFLOW_BYTES } from './ws/channel-socket.js';
 import { ChannelsHub } from './ws/channels-hub.js';
 
 /**
@@ -40,10 +43,14 @@ export interface Services {
   readonly options: Readonly<NbserveOptions>;
   /** Token, password and login cookies. */
   readonly auth: Authenticator;
+  /** JupyterHub's OAuth login, tokens and activity reports, in hub mode; else `null`. */
+  readonly hub: HubAuth | null;
   /** The frontend settings store behind `/api/config/<section>`. */
   readonly config: ConfigSections;
   /** Start time, last activity and live counts for `/api/status`. */
   readonly activity: Activity;
+  /** Request durations, running kernels and terminals, open WebSockets for `/metrics`. */
+  readonly metrics: Metrics;
   /** The one user of this server (`/api/me`). */
   readonly identity: Identity;
   /** Files, directories, notebooks and checkpoints behind `/api/contents` and `/files`. */
@@ -81,11 +88,16 @@ export function createServices(options: NbserveOptions): Services {
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
+  const metrics = new Metrics(activity);
+  metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
+  const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
   return {
     options,
     auth: new Authenticator(options),
+    hub,
     config: new ConfigSections(options.configDir),
     activity,
+    metrics,
     contents,
     get clusters() {
       clusters ??= createClusterManager(options);
@@ -105,7 +117,7 @@ export function createServices(options: NbserveOptions): Services {
       legacyNotebooks ??= new LegacyNotebooks(contents, legacyRegistry(options));
       return legacyNotebooks;
     },
-    identity: anonymousIdentity(),
+    identity: hub ? namedIdentity(hub.config.user) : anonymousIdentity(),
     kernelspecs,
     kernels,
     sessions,
@@ -113,6 +125,7 @@ export function createServices(options: NbserveOptions): Services {
     async close() {
       if (closed) return;
       closed = true;
+      hub?.close();
       channels.close();
       await kernels.shutdownAll();
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
@@ -125,7 +138,7 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     allowHidden: options.allowHidden,
-    maxCopyFolderBytes: (options.maxCopyFolderSizeMb ?? 500) * 1024 * 1024,
+    maxCopyFolderBytes: options.maxCopyFolderSizeMb * 1024 * 1024,
     // Trust survives restarts: the secret and the signatures live in the data dir, as in Jupyter.
     notary: new NotebookNotary({
       secret: () => loadOrCreateSecret(path.join(options.dataDir, 'notebook_secret')),
@@ -176,8 +189,8 @@ function gatewayBackend(options: NbserveOptions, gatewayUrl: string, warn: (mess
     url: gatewayUrl,
     ...(options.gatewayAuthToken ? { authToken: options.gatewayAuthToken } : {}),
     ...(options.gatewayHeaders ? { headers: options.gatewayHeaders } : {}),
-    requestTimeoutMs: (options.gatewayRequestTimeout ?? DEFAULT_GATEWAY_REQUEST_TIMEOUT) * 1000,
-    env: options.gatewayEnv ?? [],
+    requestTimeoutMs: options.gatewayRequestTimeout * 1000,
+    env: options.gatewayEnv,
   });
   const kernelspecs = new GatewayKernelSpecs(client, {
     ...(options.allowedKernelSpecs ? { allowed: [...options.allowedKernelSpecs] } : {}),
@@ -201,7 +214,14 @@ function localBackend(options: NbserveOptions, warn: (message: string) => void) 
   const registry = new PidRegistry(options.runtimeDir);
   const reaped = registry.reapOrphans();
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
-  return { kernelspecs, provisioner: new LocalProvisioner({ runtimeDir: options.runtimeDir, registry }) };
+  const provisioner = new LocalProvisioner({
+    runtimeDir: options.runtimeDir,
+    registry,
+    ...(options.logKernelOutput
+      ? { output: (line, stream, kernelId) => options.logger.warn(line, { kernel_id: kernelId, stream }) }
+      : {}),
+  });
+  return { kernelspecs, provisioner };
 }
 
 /** Kernelspecs, kernels, sessions, channels. */
@@ -213,28 +233,28 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     kernelspecs,
     provisioner,
     rootDir: options.root,
-    kernelInfoTimeoutMs: (options.kernelInfoTimeout ?? 60) * 1000,
-    shutdownWaitMs: (options.shutdownWaitTime ?? 5) * 1000,
+    kernelInfoTimeoutMs: options.kernelInfoTimeout * 1000,
+    shutdownWaitMs: options.shutdownWaitTime * 1000,
     culling: {
-      idleTimeout: options.cullIdleTimeout ?? 0,
-      interval: options.cullInterval ?? 300,
-      connected: options.cullConnected ?? false,
-      busy: options.cullBusy ?? false,
+      idleTimeout: options.cullIdleTimeout,
+      interval: options.cullInterval,
+      connected: options.cullConnected,
+      busy: options.cullBusy,
     },
     warn,
   });
   const sessions = new SessionManager({ kernels });
   const channels = new ChannelsHub(kernels, {
-    pingIntervalMs: (options.wsPingInterval ?? 30) * 1000,
-    highWaterBytes: 4 * 1024 * 1024,
-    overflowBytes: 64 * 1024 * 1024,
+    pingIntervalMs: options.wsPingInterval * 1000,
+    highWaterBytes: SOCKET_HIGH_WATER_BYTES,
+    overflowBytes: SOCKET_OVERFLOW_BYTES,
     rateLimit: {
-      msgRate: options.iopubMsgRateLimit ?? 0,
-      dataRate: options.iopubDataRateLimit ?? 0,
-      windowSeconds: options.rateLimitWindow ?? 3,
+      msgRate: options.iopubMsgRateLimit,
+      dataRate: options.iopubDataRateLimit,
+      windowSeconds: options.rateLimitWindow,
     },
-    replayMaxBytes: options.kernelBufferMaxBytes ?? 16 * 1024 * 1024,
-    replayMaxAgeMs: (options.kernelBufferMaxAge ?? 300) * 1000,
+    replayMaxBytes: options.kernelBufferMaxBytes,
+    replayMaxAgeMs: options.kernelBufferMaxAge * 1000,
     warn,
     onActivity: () => activity.touch(),
   });

@@ -1,4 +1,4 @@
-import { badRequest, isNbserveError, parseJson, tooLarge } from '@nbserve/core';
+import { badRequest, isNbserveError, JsonTooDeepError, parseUntrustedJson, tooLarge } from '@nbserve/core';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { readBodyText } from './request-body.js';
@@ -25,9 +25,10 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
   if (text.trim() === '') return undefined;
   try {
-    return parseJson(text);
-  } catch {
-    throw badRequest('Invalid JSON in body of request');
+    return parseUntrustedJson(text);
+  } catch (error) {
+    const deep = error instanceof JsonTooDeepError ? `: ${error.message}` : '';
+    throw badRequest(`Invalid JSON in body of request${deep}`);
   }
 }
 

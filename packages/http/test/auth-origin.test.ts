@@ -1,7 +1,11 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { createTestApp, startServer, type TestApp } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 import { checkWebSocketOrigin, hostAllowed, originMatches } from '../src/auth/origin.js';
+import { attachToServer } from '../src/serve.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 
@@ -131,6 +135,67 @@ describe('Host allow-list against DNS rebinding', () => {
       expect(ok.status).toBe(200);
     } finally {
       await f.close();
+    }
+  });
+});
+
+describe('a Host header that is no host, over a real socket', () => {
+  // Found by the API fuzzer: a WebSocket upgrade with `Host: <svg/onload=x()>` was answered 500
+  // (node-server builds the request URL from Host and only its plain-request path maps that to 400).
+  const raw = (port: number, lines: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`${lines.join('\r\n')}\r\n\r\n`));
+      let answer = '';
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+      });
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+      setTimeout(() => socket.destroy(), 10_000).unref();
+    });
+  const upgrade = (path: string, host: string) => [
+    `GET ${path} HTTP/1.1`,
+    `Host: ${host}`,
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    'Sec-WebSocket-Version: 13',
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+    `Authorization: token ${TOKEN}`,
+  ];
+  const BAD_HOSTS = ['<svg/onload=fz4()>', '"><img src=x>', 'a b', 'exa mple:1'];
+
+  it.each(BAD_HOSTS)(
+    'Host %j: 400 for a request and for an upgrade, never 500; the server keeps serving',
+    async (host) => {
+      const running = await startServer();
+      try {
+        for (const target of ['/api/kernels/x/channels', '/api/status']) {
+          expect((await raw(running.port, upgrade(target, host))).split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+        }
+        const plain = await raw(running.port, ['GET /api/status HTTP/1.1', `Host: ${host}`, 'Connection: close']);
+        expect(plain.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+        expect((await running.fetch('api/status')).status).toBe(200);
+      } finally {
+        await running.close();
+      }
+    },
+  );
+
+  it('the same through attachToServer (nbserve inside a foreign http.Server)', async () => {
+    const { app, close } = await createTestApp();
+    const server = http.createServer();
+    const { handleRequest, detach } = attachToServer(server, app);
+    server.on('request', handleRequest);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const answer = await raw(port, upgrade('/api/kernels/x/channels', BAD_HOSTS[0] as string));
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    } finally {
+      detach();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 });

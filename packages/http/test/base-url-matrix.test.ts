@@ -11,6 +11,7 @@ import { ContentsManager, KernelManager, type KernelMessage, SessionManager } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../../../testing/cookie-jar.js';
 import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
+import { scrape } from '../../../testing/prometheus.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
 import { type Frame, open } from '../../../testing/ws-recorder.js';
 
@@ -337,6 +338,19 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         expect(missing.status, via).toBe(404);
         expect(await missing.json(), via).toEqual({ message: 'Not Found', reason: null });
         expect((await send('api/status', { auth: false })).status, via).toBe(403);
+      }
+    });
+
+    it('metrics: a Prometheus scrape at the prefix, route patterns relative to it, 403 without the token', async () => {
+      for (const [via, send] of transports) {
+        expect((await send('api/contents')).status, via).toBe(200);
+        const m = await scrape(send);
+        const labels = { method: 'GET', handler: '/api/contents', status_code: '200' };
+        expect(m.count('http_request_duration_seconds', labels), via).toBeGreaterThan(0);
+        for (const handler of m.labelValues('http_request_duration_seconds_count', 'handler')) {
+          expect(['/', '*'], via).toContain(handler[0]);
+        }
+        expect((await send('metrics', { auth: false })).status, via).toBe(403);
       }
     });
 

@@ -498,6 +498,15 @@ const CASES: Case[] = [
     status: 404,
   },
   { what: 'checkpoint of a directory', method: 'POST', url: '/api/contents/sub/checkpoints', status: 400 },
+  // A notebook on disk nested 100,000 levels deep read, then re-serialized, was a 500 (stack overflow).
+  {
+    what: 'notebook nested too deeply on disk',
+    method: 'GET',
+    url: '/api/contents/deep.ipynb',
+    status: 400,
+    reason: 'bad notebook',
+    message: /^Unreadable Notebook: deep\.ipynb JSON nested more than 1000 levels deep/,
+  },
   // missing things
   { what: 'missing file', method: 'GET', url: '/api/contents/missing.txt', status: 404 },
   { what: 'missing parent on PUT', method: 'PUT', url: '/api/contents/nodir/x.txt', body: text('x'), status: 404 },
@@ -522,6 +531,10 @@ describe.each(TRANSPORTS)('bad input over %s: 4xx, Jupyter error body, tree unch
     await fs.writeFile(nodePath.join(root, 'bin.dat'), Buffer.from([0xff, 0xfe, 0]));
     await fs.writeFile(nodePath.join(root, 'n.ipynb'), nb);
     await fs.writeFile(nodePath.join(root, 'broken.ipynb'), '{"cells": [');
+    await fs.writeFile(
+      nodePath.join(root, 'deep.ipynb'),
+      nb.replace('"metadata":{}', `"metadata":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`),
+    );
     await fs.writeFile(nodePath.join(root, '.hidden.txt'), 'H');
     await fs.mkdir(nodePath.join(root, '.hidden-dir'));
     await fs.writeFile(nodePath.join(root, '.hidden-dir', 'in.txt'), 'I');

@@ -126,6 +126,46 @@ describe('JSON request bodies over a real socket', () => {
     expect(await fs.readdir(nodePath.join(server.root, 'empty'))).toEqual(['untitled']);
   });
 
+  it('refuses JSON nested deeper than 1000 levels with a 400 on every route that reads JSON, writing nothing', async () => {
+    // Found by the API fuzzer: JSON.parse takes any depth, but PUT /api/config/<section> then ran
+    // JSON.stringify on 100,000 levels and answered 500 (stack overflow).
+    const depth = 100_000;
+    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const notebook = (metadata: string) => `{"nbformat":4,"nbformat_minor":5,"metadata":${metadata},"cells":[]}`;
+    const send = (method: string, path: string, body: string) =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+        body,
+      });
+    const cases: Array<[string, string, string]> = [
+      ['PUT', '/api/config/deep', deep],
+      ['PATCH', '/api/config/deep', `{"x":${deep}}`],
+      ['PUT', '/api/contents/deep.ipynb', `{"type":"notebook","format":"json","content":${notebook(deep)}}`],
+      ['PUT', '/api/contents/deep.txt', `{"type":"file","format":"text","content":"x","extra":${deep}}`],
+      ['POST', '/api/sessions', `{"path":"deep.ipynb","type":"notebook","kernel":${deep}}`],
+      ['POST', '/api/kernels', `{"name":"x","env":${deep}}`],
+      ['PATCH', '/api/me', `{"color":${deep}}`],
+      ['POST', '/nbconvert/html', `{"content":${notebook(deep)}}`],
+      ['POST', '/notebooks', notebook(deep)],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await send(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(await res.json(), `${method} ${path}`).toMatchObject({
+        message: expect.stringMatching(/nested more than 1000 levels/),
+      });
+    }
+    // At the limit it is still accepted.
+    const limit = `${'['.repeat(999)}1${']'.repeat(999)}`;
+    expect((await send('PUT', '/api/config/deep', `{"x":${limit}}`)).status).toBe(204);
+    expect(await fs.readdir(server.root)).not.toContain('deep.ipynb');
+    expect(await fs.readdir(server.root)).not.toContain('deep.txt');
+    expect(
+      (await fetch(`http://127.0.0.1:${port}/api/status`, { headers: { authorization: `token ${TOKEN}` } })).status,
+    ).toBe(200);
+  });
+
   it('a client that closes before sending its whole body changes nothing and the server keeps serving', async () => {
     const body = JSON.stringify({ type: 'file', format: 'text', content: 'x'.repeat(10_000) });
     await new Promise<void>((resolve, reject) => {

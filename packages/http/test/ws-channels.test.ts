@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { requestOverSocket } from '../../../testing/http-client.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 
@@ -291,6 +292,23 @@ describe('channels WebSocket', () => {
     const plain = await fx.fetch(`api/kernels/${kernelId}/channels`);
     expect(plain.status).toBe(400);
     expect(await plain.json()).toMatchObject({ message: expect.stringContaining('Upgrade'), reason: null });
+  });
+
+  it('a plain request that only carries `Upgrade: websocket` (no upgrade handshake) is a 400, not a 500', async () => {
+    // Found by the API fuzzer: the header alone reached node-server's upgrade helper, which can
+    // only answer 500 outside a real upgrade. The same holds for the older per-channel sockets.
+    for (const path of [
+      `api/kernels/${kernelId}/channels`,
+      `api/kernels/${kernelId}/shell`,
+      `kernels/${kernelId}/iopub`,
+    ]) {
+      const port = Number(new URL(fx.url).port);
+      const res = await requestOverSocket(port, `/${path}`, {
+        headers: { Upgrade: 'websocket', Authorization: `token ${TOKEN}` },
+      });
+      expect(res.status, path).toBe(400);
+      expect(await res.json(), path).toMatchObject({ message: expect.stringContaining('Upgrade'), reason: null });
+    }
   });
 
   it('tells clients restarting then works again when the kernel process is killed from outside', async () => {

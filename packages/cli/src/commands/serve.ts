@@ -1,13 +1,17 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { generateToken, type ServeOptions, serve } from '@nbserve/http';
-import { isLogLevel, stderrLogger } from '../logger.js';
+import { escapeHtml } from '@nbserve/core';
+import { DEFAULTS, generateToken, type ServeOptions, serve } from '@nbserve/http';
+import { type HubFlags, type HubSettings, hubSettings, waitForHub } from '../hub-mode.js';
+import { cliLogger, isLogFormat, isLogLevel, jsonLine, type LogFormat, secretScrubber } from '../logger.js';
 import { openBrowser } from '../open-browser.js';
 
-export interface ServeCommandOptions extends Record<string, unknown> {
+export interface ServeCommandOptions extends Record<string, unknown>, HubFlags {
   openBrowser?: boolean;
   logLevel?: string;
+  logFormat?: string;
   token?: string;
+  notebookDir?: string;
   gatewayUrl?: string;
   gatewayAuthToken?: string;
 }
@@ -23,9 +27,26 @@ const LOUD_WARNING = `
  * The token: the flag, else $NBSERVE_TOKEN / $JUPYTER_TOKEN, else a fresh random one. Only an
  * explicit `--token ''` turns auth off; an empty environment variable does not.
  */
-function chooseToken(flag: string | undefined): string {
-  if (flag !== undefined) return flag;
-  return process.env.NBSERVE_TOKEN || process.env.JUPYTER_TOKEN || generateToken();
+function chooseToken(flag: string | undefined): { token: string; generated: boolean } {
+  if (flag !== undefined) return { token: flag, generated: false };
+  const given = process.env.NBSERVE_TOKEN || process.env.JUPYTER_TOKEN;
+  return given ? { token: given, generated: false } : { token: generateToken(), generated: true };
+}
+
+/**
+ * What the command itself prints (the banner on stdout, refusals on stderr): plain text, or with
+ * `--log-format json` the same JSON lines as the log, so every line of output parses. `secrets`
+ * may grow once they are known.
+ */
+function commandOutput(format: LogFormat, secrets: string[]) {
+  return {
+    say(text: string, message: string, fields?: Record<string, string>) {
+      process.stdout.write(format === 'json' ? jsonLine('info', message, fields, secretScrubber(secrets)) : text);
+    },
+    complain(level: 'warn' | 'error', text: string, message = text.replace(/^nbserve: /, '').trim()) {
+      process.stderr.write(format === 'json' ? jsonLine(level, message, {}, secretScrubber(secrets)) : text);
+    },
+  };
 }
 
 /**
@@ -35,49 +56,91 @@ function chooseToken(flag: string | undefined): string {
 async function writeBrowserOpenFile(runtimeDir: string, url: string): Promise<string> {
   await fs.mkdir(runtimeDir, { recursive: true, mode: 0o700 });
   const file = path.join(runtimeDir, `nbserve-${process.pid}-open.html`);
-  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const escaped = escapeHtml(url);
   const html = `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escaped}"></head><body><a href="${escaped}">Open nbserve</a></body></html>\n`;
   await fs.writeFile(file, html, { mode: 0o600 });
   return file;
 }
 
+/** The hub's settings under the flags, or an exit code when the hub's variables are wrong. */
+function hubSettingsOrExit(
+  options: ServeCommandOptions,
+  out: ReturnType<typeof commandOutput>,
+): HubSettings | null | number {
+  try {
+    return hubSettings(options);
+  } catch (error) {
+    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+}
+
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
-export async function runServe(root: string, options: ServeCommandOptions): Promise<number> {
+export async function runServe(rootArg: string | undefined, flags: ServeCommandOptions): Promise<number> {
+  const { logFormat = DEFAULTS.logFormat } = flags;
+  if (!isLogFormat(logFormat)) {
+    process.stderr.write(`nbserve: --log-format must be text or json, not ${JSON.stringify(logFormat)}\n`);
+    return 2;
+  }
+  const json = logFormat === 'json';
+  const secrets: string[] = [];
+  const out = commandOutput(logFormat, secrets);
+  if (rootArg !== undefined && flags.notebookDir !== undefined && rootArg !== flags.notebookDir) {
+    out.complain('error', 'nbserve: give the root either as an argument or as --notebook-dir, not both\n');
+    return 2;
+  }
+  const hub = hubSettingsOrExit(flags, out);
+  if (typeof hub === 'number') return hub;
+  const { rootDir, hub: hubConfig, ...hubOptions } = hub ?? {};
+  const options: ServeCommandOptions = hub ? { ...flags, ...hubOptions, openBrowser: false } : flags;
   const {
-    openBrowser: wantBrowser = true,
-    logLevel = 'warn',
+    openBrowser: wantBrowser = DEFAULTS.openBrowser,
+    logLevel = DEFAULTS.logLevel,
+    logFormat: _format,
     token: tokenFlag,
+    notebookDir,
+    hubMode,
     // As jupyter_server's GatewayClient, the gateway may be given by the environment (a spawner's, say).
     gatewayUrl = process.env.JUPYTER_GATEWAY_URL || undefined,
     gatewayAuthToken = process.env.JUPYTER_GATEWAY_AUTH_TOKEN || undefined,
     ...rest
   } = options;
   if (!isLogLevel(logLevel)) {
-    process.stderr.write(`nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
+    out.complain('error', `nbserve: --log-level must be debug, info, warn or error, not ${JSON.stringify(logLevel)}\n`);
     return 2;
   }
-  const logger = stderrLogger(logLevel);
-  const token = chooseToken(tokenFlag);
-  const absoluteRoot = path.resolve(root);
+  const { token, generated } = chooseToken(tokenFlag);
+  secrets.push(token, ...(hubConfig ? [hubConfig.apiToken] : []));
+  const logger = cliLogger({ level: logLevel, format: logFormat, secrets });
+  const absoluteRoot = path.resolve(rootArg ?? notebookDir ?? rootDir ?? '.');
   const stat = await fs.stat(absoluteRoot).catch(() => null);
   if (!stat?.isDirectory()) {
-    process.stderr.write(`nbserve: the root ${absoluteRoot} is not a directory\n`);
+    out.complain('error', `nbserve: the root ${absoluteRoot} is not a directory\n`);
     return 2;
   }
-  if (token === '') process.stderr.write(LOUD_WARNING);
+  if (token === '' && !hub) {
+    out.complain(
+      'warn',
+      LOUD_WARNING,
+      'Authentication is DISABLED (--token ""): anyone who can reach this server can read and write your files and run code as you',
+    );
+  }
 
   let running: Awaited<ReturnType<typeof serve>>;
   try {
+    if (hub) await waitForHub(hub.hub, logger);
     running = await serve({
       ...(rest as Partial<ServeOptions>),
+      ...(hubConfig ? { hub: hubConfig } : {}),
       ...(gatewayUrl ? { gatewayUrl } : {}),
       ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
       root: absoluteRoot,
       token,
       logger,
+      ...(json ? { logKernelOutput: true } : {}),
     });
   } catch (error) {
-    process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 
@@ -105,8 +168,22 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
 
-  const tokenUrl = token === '' ? running.url : `${running.url}?token=${token}`;
-  process.stdout.write(`nbserve is serving ${absoluteRoot}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`);
+  // In hub mode the token is no way in (the hub is): print the plain URL.
+  const tokenUrl = token === '' || hub ? running.url : `${running.url}?token=${token}`;
+  const forWhom = hub ? ` for JupyterHub user ${hub.hub.user}` : '';
+  out.say(
+    `nbserve is serving ${absoluteRoot}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`,
+    'nbserve is serving',
+    {
+      root: absoluteRoot,
+      url: running.url,
+      ...(hub ? { hub_user: hub.hub.user } : {}),
+    },
+  );
+  if (json && generated && !hub) {
+    // A log collector is no place for a credential: the generated token is not printed.
+    logger.warn('A random token was generated and JSON logs never show it: set --token or $NBSERVE_TOKEN');
+  }
 
   let openFile: string | null = null;
   if (wantBrowser) {
@@ -122,6 +199,6 @@ export async function runServe(root: string, options: ServeCommandOptions): Prom
   process.off('SIGINT', onSigint);
   process.off('SIGTERM', onSigterm);
   if (openFile) await fs.rm(openFile, { force: true });
-  process.stdout.write('nbserve stopped.\n');
+  out.say('nbserve stopped.\n', 'nbserve stopped');
   return 0;
 }

@@ -45,7 +45,7 @@ export class ClusterManager {
   /** Starts the profile's cluster with `n` engines (undefined: the profile's configured default). */
   async start(profileName: string, n?: number): Promise<ClusterModel> {
     if (n !== undefined && (!Number.isSafeInteger(n) || n < 1)) {
-      throw badRequest(`n must be a positive integer, not ${n}`, 'bad n');
+      throw badRequest(`n must be a positive integer, not ${n}`, 'bad value');
     }
     const profile = await this.profile(profileName);
     await this.provider.ensureAvailable();

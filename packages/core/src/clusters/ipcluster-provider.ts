@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
-import { NbserveError } from '../errors.js';
+import { internalError, timeoutError, unavailable } from '../errors.js';
 import { isProcessAlive, runProcess } from '../util/run-process.js';
 import type { ClusterProfile, ClusterProvider, ClusterState } from './types.js';
 
@@ -53,7 +53,7 @@ export class IpclusterProvider implements ClusterProvider {
   private async probe(): Promise<void> {
     const result = await runProcess([...this.command, '--version'], { timeoutMs: 20_000, ...this.envOption() });
     if (result.code !== 0) {
-      throw new NbserveError('unavailable', IPCLUSTER_INSTALL_HINT, { reason: 'ipcluster not installed' });
+      throw unavailable(IPCLUSTER_INSTALL_HINT, 'ipcluster not installed');
     }
   }
 
@@ -100,8 +100,8 @@ export class IpclusterProvider implements ClusterProvider {
     console.error(
       `[nbserve] ipcluster ${what} for profile ${profile.name} failed (code ${code}): ${stderr.slice(-2000)}`,
     );
-    if (timedOut) throw new NbserveError('timeout', `ipcluster ${what} timed out for profile ${profile.name}`);
-    throw new NbserveError('internal', `ipcluster ${what} failed for profile ${profile.name}`);
+    if (timedOut) throw timeoutError(`ipcluster ${what} timed out for profile ${profile.name}`);
+    throw internalError(`ipcluster ${what} failed for profile ${profile.name}`);
   }
 }
 

@@ -27,7 +27,7 @@ export function assertProfileName(name: string): void {
     name.includes('..') ||
     name.startsWith('-')
   ) {
-    throw badRequest(`Invalid profile name: ${JSON.stringify(name)}`, 'bad profile');
+    throw badRequest(`Invalid profile name: ${JSON.stringify(name)}`, 'bad name');
   }
 }
 

@@ -1,16 +1,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { badRequest, NbserveError } from '../errors.js';
+import { badRequest, internalError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { isObject } from '../util/is-object.js';
 
 export type JsonObject = { [key: string]: unknown };
 
 /** Section names are plain words (Jupyter's `\w+`, plus `-` and `.` inside): never a path. */
 const SECTION_NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_])?$/;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Jupyter's `recursive_update`: objects merge key by key, `null` deletes a key, anything else
@@ -23,9 +20,9 @@ export function recursiveUpdate(target: JsonObject, update: JsonObject): JsonObj
   for (const [key, value] of Object.entries(update)) {
     if (value === null) {
       delete result[key];
-    } else if (isJsonObject(value)) {
+    } else if (isObject(value)) {
       const current = result[key];
-      const merged = recursiveUpdate(isJsonObject(current) ? current : {}, value);
+      const merged = recursiveUpdate(isObject(current) ? current : {}, value);
       if (Object.keys(merged).length === 0) delete result[key];
       else result[key] = merged;
     } else {
@@ -49,7 +46,7 @@ export class ConfigSections {
 
   private file(section: string): string {
     if (!SECTION_NAME.test(section) || section.includes('..')) {
-      throw badRequest(`Invalid config section name: ${JSON.stringify(section).slice(0, 80)}`, 'bad section');
+      throw badRequest(`Invalid config section name: ${JSON.stringify(section).slice(0, 80)}`, 'bad name');
     }
     return path.join(this.dir, `${section}.json`);
   }
@@ -61,11 +58,11 @@ export class ConfigSections {
       text = await fs.readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new NbserveError('internal', `Could not read config section ${section}`, { cause: error });
+      throw internalError(`Could not read config section ${section}`, { cause: error });
     }
     try {
       const parsed: unknown = JSON.parse(text);
-      return isJsonObject(parsed) ? parsed : {};
+      return isObject(parsed) ? parsed : {};
     } catch {
       // A hand-broken file reads as empty rather than locking the frontend out of its settings.
       return {};

@@ -2,7 +2,16 @@ import type { Dirent, Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
-import { badRequest, conflict, forbidden, NbserveError, notFound } from '../errors.js';
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  internalError,
+  isNbserveError,
+  type NbserveError,
+  notFound,
+  unavailable,
+} from '../errors.js';
 import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
@@ -293,7 +302,7 @@ async function syncDirectory(dir: string): Promise<void> {
 
 /** OS errors become typed errors that name the API path, never the OS path. */
 function mapFsError(error: unknown, path: string): NbserveError {
-  if (error instanceof NbserveError) return error;
+  if (isNbserveError(error)) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'ENOENT':
@@ -316,8 +325,8 @@ function mapFsError(error: unknown, path: string): NbserveError {
       return badRequest(`Name too long: ${path}`, 'bad path');
     case 'ENOSPC':
     case 'EDQUOT':
-      return new NbserveError('unavailable', `No space left to write ${path}`);
+      return unavailable(`No space left to write ${path}`);
     default:
-      return new NbserveError('internal', `Storage error on ${path}`, { cause: error });
+      return internalError(`Storage error on ${path}`, { cause: error });
   }
 }

@@ -1,4 +1,4 @@
-import { badRequest, NbserveError, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { SpareBuffer } from '../util/spare-buffer.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
@@ -293,7 +293,7 @@ export class ContentsManager {
           if (parent?.kind !== 'directory') throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);
           path = to;
         } else {
-          throw new NbserveError('conflict', `File already exists: ${to}`);
+          throw conflict(`File already exists: ${to}`);
         }
         if (source.kind === 'directory') {
           if (path.startsWith(`${from}/`)) throw badRequest(`Cannot copy ${from} into itself`);
@@ -318,7 +318,7 @@ export class ContentsManager {
     if (from === '' || to === '') throw badRequest('Cannot rename the root directory');
     if (from === to) return this.get(to, { content: false });
     if ((await this.store.stat(from)) === null) throw notFound(`File or directory does not exist: ${from}`);
-    if ((await this.store.stat(to)) !== null) throw new NbserveError('conflict', `File already exists: ${to}`);
+    if ((await this.store.stat(to)) !== null) throw conflict(`File already exists: ${to}`);
     if (to.startsWith(`${from}/`)) throw badRequest(`Cannot move ${from} into itself`);
     if ((await this.store.stat(parentPath(to)))?.kind !== 'directory') {
       throw notFound(`No such parent directory: ${parentPath(to) || '/'}`);

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { isObject } from '../util/is-object.js';
 import { MemorySignatureStore, type SignatureStore } from './signature-stores.js';
 
 type Json = Record<string, unknown>;
@@ -72,8 +73,4 @@ export function markCells(nb: Json, trusted: boolean): Json {
         : cell,
     ),
   };
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

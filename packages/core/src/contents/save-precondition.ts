@@ -1,4 +1,4 @@
-import { badRequest, NbserveError } from '../errors.js';
+import { badRequest, conflict } from '../errors.js';
 import { sha256 } from './file-content.js';
 import type { StoreStat } from './store.js';
 import { parseTimestampMicros } from './timestamps.js';
@@ -22,8 +22,7 @@ export async function checkPrecondition(
   read: () => Promise<Uint8Array>,
 ): Promise<void> {
   if (expected.hash === undefined && expected.lastModified === undefined) return;
-  const changed = () =>
-    new NbserveError('conflict', `File changed on disk since it was loaded: ${path}`, { reason: 'changed on disk' });
+  const changed = () => conflict(`File changed on disk since it was loaded: ${path}`, 'changed on disk');
   if (existing?.kind !== 'file') throw changed();
   if (expected.lastModified !== undefined) {
     const expectedMicros = parseTimestampMicros(expected.lastModified);

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { NbserveError } from '../errors.js';
+import { internalError } from '../errors.js';
 import { runProcess } from '../util/run-process.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 import { createZip } from './zip.js';
@@ -65,11 +65,11 @@ export class NbconvertExporter implements Exporter {
         const last = result.stderr.trim().split('\n').pop() ?? '';
         console.error(`[nbserve] nbconvert --to ${this.format} failed: ${result.stderr.slice(-2000)}`);
         const why = result.timedOut ? 'timed out' : last.replaceAll(dir, '').slice(0, 300);
-        throw new NbserveError('internal', `nbconvert failed: ${why}`);
+        throw internalError(`nbconvert failed: ${why}`);
       }
       const produced = (await readdir(outDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
       const first = produced[0];
-      if (!first) throw new NbserveError('internal', 'nbconvert failed: no output');
+      if (!first) throw internalError('nbconvert failed: no output');
       if (produced.length > 1) {
         // Side files (images of a markdown/rst/latex export) travel with the document, as upstream.
         const entries = await Promise.all(

@@ -63,7 +63,14 @@ export class ZmqBridge {
   static async open(kernelName: string): Promise<ZmqBridge> {
     const z = zmq();
     const options = { ...KERNEL_SOCKET_OPTIONS };
-    const routers = { shell: new z.Router(options), control: new z.Router(options), stdin: new z.Router(options) };
+    // A client that reopens its sockets under the same routing id takes the route over; a plain
+    // ROUTER would silently ignore the newer connection while the old one lingers.
+    const routerOptions = { ...options, handover: true };
+    const routers = {
+      shell: new z.Router(routerOptions),
+      control: new z.Router(routerOptions),
+      stdin: new z.Router(routerOptions),
+    };
     const iopub = new z.Publisher({ ...options, sendHighWaterMark: 0 });
     const hb = new z.Reply(options);
     const all = [routers.shell, routers.control, routers.stdin, iopub, hb];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { NbserveError } from '../errors.js';
+import { isNbserveError } from '../errors.js';
 import { toRaw } from '../protocol/json-parts.js';
 import type { Channel, RawMessage } from '../protocol/types.js';
 import { decodeJsonFrame, encodeJsonFrameBytes } from '../protocol/ws-json.js';
@@ -151,7 +151,7 @@ export class GatewayChannel {
       this.#connect().then(
         (ws) => this.#adopt(ws),
         (error) => {
-          if (error instanceof NbserveError && error.kind === 'not-found') this.#options.onGone();
+          if (isNbserveError(error) && error.kind === 'not-found') this.#options.onGone();
           else this.#scheduleReconnect();
         },
       );

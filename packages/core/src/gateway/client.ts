@@ -1,5 +1,5 @@
 import { WebSocket } from 'ws';
-import { NbserveError, type NbserveErrorKind } from '../errors.js';
+import { badRequest, type NbserveError, type NbserveErrorKind, nbserveError } from '../errors.js';
 
 /**
  * Where kernels run when nbserve is a gateway client, as jupyter_server's `GatewayClient`
@@ -179,7 +179,7 @@ export class GatewayClient {
   }
 
   #error(kind: NbserveErrorKind, what: string, cause?: unknown): NbserveError {
-    return new NbserveError(kind, `Gateway ${this.name} ${what}`, { reason: 'gateway error', cause });
+    return nbserveError(kind, `Gateway ${this.name} ${what}`, { reason: 'gateway error', cause });
   }
 
   /** Opens a WebSocket to a gateway path with the configured headers; resolves once open. */
@@ -214,10 +214,10 @@ function parseBase(raw: string, protocols: string[], what: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new NbserveError('bad-request', `The ${what} is not a URL: ${JSON.stringify(raw)}`);
+    throw badRequest(`The ${what} is not a URL: ${JSON.stringify(raw)}`);
   }
   if (!protocols.includes(url.protocol)) {
-    throw new NbserveError('bad-request', `The ${what} must start with ${protocols.join(' or ')}//`);
+    throw badRequest(`The ${what} must start with ${protocols.join(' or ')}//`);
   }
   url.search = '';
   url.hash = '';

@@ -1,7 +1,8 @@
-import { NbserveError, notFound } from '../errors.js';
+import { isNbserveError, notFound, unavailable } from '../errors.js';
 import type { KernelSpecListing } from '../kernelspecs/manager.js';
 import type { KernelSpecSource } from '../kernelspecs/source.js';
 import type { KernelSpec, KernelSpecEntry } from '../kernelspecs/spec.js';
+import { isObject } from '../util/is-object.js';
 import type { GatewayClient } from './client.js';
 
 export interface GatewayKernelSpecsOptions {
@@ -11,12 +12,6 @@ export interface GatewayKernelSpecsOptions {
   defaultName?: string | undefined;
   /** `?user=` on listings, as upstream does with `$KERNEL_USERNAME` (Enterprise Gateway filters by it). */
   user?: string | undefined;
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function strings(value: unknown): Record<string, string> {
@@ -71,10 +66,7 @@ export class GatewayKernelSpecs implements KernelSpecSource {
   async list(): Promise<KernelSpecListing> {
     const body = await this.#client.json(`api/kernelspecs${this.#query}`);
     if (!isObject(body) || !isObject(body.kernelspecs)) {
-      throw new NbserveError(
-        'unavailable',
-        `Gateway ${this.#client.name} sent a kernelspec listing without kernelspecs`,
-      );
+      throw unavailable(`Gateway ${this.#client.name} sent a kernelspec listing without kernelspecs`);
     }
     const kernelspecs: Record<string, KernelSpecEntry> = {};
     for (const [name, model] of Object.entries(body.kernelspecs)) {
@@ -93,7 +85,7 @@ export class GatewayKernelSpecs implements KernelSpecSource {
     try {
       model = await this.#client.json(`api/kernelspecs/${encodeURIComponent(name)}`);
     } catch (error) {
-      if (error instanceof NbserveError && error.kind === 'not-found') throw missing();
+      if (isNbserveError(error) && error.kind === 'not-found') throw missing();
       throw error;
     }
     const entry = toEntry(isObject(model) && typeof model.name === 'string' ? model.name : name, model);
@@ -111,7 +103,7 @@ export class GatewayKernelSpecs implements KernelSpecSource {
     try {
       return (await this.#client.fetch(`kernelspecs/${encodeURIComponent(name)}/${encodeURIComponent(file)}`)).body;
     } catch (error) {
-      if (error instanceof NbserveError && error.kind === 'not-found') throw missing();
+      if (isNbserveError(error) && error.kind === 'not-found') throw missing();
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { NbserveError } from '../errors.js';
+import { isNbserveError, unavailable } from '../errors.js';
 import type {
   ExitInfo,
   KernelProcess,
@@ -24,7 +24,7 @@ export interface GatewayProvisionerOptions {
 }
 
 function isNotFound(error: unknown): boolean {
-  return error instanceof NbserveError && error.kind === 'not-found';
+  return isNbserveError(error) && error.kind === 'not-found';
 }
 
 /**
@@ -170,7 +170,7 @@ export class GatewayProvisioner implements KernelProvisioner {
     });
     const id = (model as { id?: unknown } | undefined)?.id;
     if (typeof id !== 'string' || id === '') {
-      throw new NbserveError('unavailable', `Gateway ${client.name} started a kernel without telling its id`);
+      throw unavailable(`Gateway ${client.name} started a kernel without telling its id`);
     }
     let bridge: ZmqBridge | undefined;
     let kernel: GatewayKernel | undefined;

@@ -1,7 +1,7 @@
 export { type ClientChannel, KernelClient } from './client.js';
 export { readConnectionFile } from './connection-file.js';
 export { type IopubListener, Kernel, type KernelLifecycleEvent } from './kernel.js';
-export { LocalProvisioner, type LocalProvisionerOptions } from './local-provisioner.js';
+export { type KernelOutputSink, LocalProvisioner, type LocalProvisionerOptions } from './local-provisioner.js';
 export { type CullingOptions, KernelManager, type KernelManagerOptions, type StartKernelOptions } from './manager.js';
 export { PidRegistry } from './pid-registry.js';
 export { isGroupAlive, isProcessAlive, signalGroup } from './process-group.js';

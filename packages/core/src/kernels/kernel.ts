@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Dealer, Subscriber } from 'zeromq';
-import { NbserveError } from '../errors.js';
+import { internalError, timeoutError } from '../errors.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
 import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
@@ -316,16 +316,12 @@ export class Kernel implements ClientHost {
     });
     let wait = 500;
     for (;;) {
-      if (exited)
-        throw new NbserveError('internal', `Kernel ${this.name} died while starting`, {
-          reason: 'kernel start failed',
-        });
+      if (exited) throw internalError(`Kernel ${this.name} died while starting`, 'kernel start failed');
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new NbserveError(
-          'timeout',
+        throw timeoutError(
           `Kernel ${this.name} did not answer kernel_info_request within ${Math.round(timeoutMs / 1000)} s`,
-          { reason: 'kernel start timeout' },
+          'kernel start failed',
         );
       }
       const request = this.request('shell', 'kernel_info_request', {}, Math.min(wait, left));
@@ -344,8 +340,11 @@ export class Kernel implements ClientHost {
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
     this.#closeOwnSocket('shell');
     // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
+    // After a restart a gateway does in place, clients are still attached to the same bridge
+    // ports: reopening their sockets under the same routing id would make the bridge's ROUTER
+    // ignore the new connection (a duplicate identity), so attached clients are left alone.
     const info = this.#connection;
-    if (info && this.#process === process) {
+    if (info && this.#process === process && !this.#clientsOpen) {
       this.#clientsOpen = true;
       for (const client of this.#clients) client.attach(info);
     }

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { NbserveError } from '../errors.js';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { type NbserveError, nbserveError } from '../errors.js';
 import { waitForConnectionFile } from './connection-file.js';
 import type { PidRegistry } from './pid-registry.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
@@ -33,10 +35,24 @@ export interface LocalProvisionerOptions {
   prefix?: string;
   /**
    * Where kernels' own stdout/stderr go: the server's (`inherit`, default, as jupyter_server:
-   * crashes and warnings of kernels show in the server log) or nowhere (`ignore`). No pipes: an
-   * idle kernel then costs the server no stream buffers.
+   * crashes and warnings of kernels show in the server log), nowhere (`ignore`), or line by line
+   * to a function (for a structured log, where a raw line would not parse). Only the function
+   * costs pipes; the others leave an idle kernel without stream buffers in the server.
    */
-  output?: 'inherit' | 'ignore';
+  output?: 'inherit' | 'ignore' | KernelOutputSink;
+}
+
+/** Receives a kernel's stdout/stderr, one line at a time (cut at 16 KiB). */
+export type KernelOutputSink = (line: string, stream: 'stdout' | 'stderr', kernelId: string) => void;
+
+const MAX_OUTPUT_LINE = 16 * 1024;
+
+function forwardLines(input: Readable | null, stream: 'stdout' | 'stderr', kernelId: string, sink: KernelOutputSink) {
+  if (!input) return;
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on('line', (line) => {
+    if (line.trim() !== '') sink(line.slice(0, MAX_OUTPUT_LINE), stream, kernelId);
+  });
 }
 
 function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
@@ -62,7 +78,7 @@ export class LocalProvisioner implements KernelProvisioner {
     cause?: unknown,
     kind: 'internal' | 'unavailable' | 'timeout' = 'internal',
   ): NbserveError {
-    return new NbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
+    return nbserveError(kind, `Error starting kernel ${request.spec.name}: ${what}`, {
       reason: 'kernel start failed',
       cause,
     });
@@ -91,7 +107,12 @@ export class LocalProvisioner implements KernelProvisioner {
     let child: ChildProcess;
     try {
       const output = this.#options.output ?? 'inherit';
-      child = spawn(command, args, { cwd: request.cwd, env, detached: true, stdio: ['ignore', output, output] });
+      const stdio = typeof output === 'function' ? 'pipe' : output;
+      child = spawn(command, args, { cwd: request.cwd, env, detached: true, stdio: ['ignore', stdio, stdio] });
+      if (typeof output === 'function') {
+        forwardLines(child.stdout, 'stdout', request.kernelId, output);
+        forwardLines(child.stderr, 'stderr', request.kernelId, output);
+      }
     } catch (cause) {
       throw this.#startError(request, `could not run ${command}`, cause);
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NbserveError, notFound } from '../errors.js';
+import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
 import type { KernelSpecSource } from '../kernelspecs/source.js';
 import { kernelNameToStart } from '../kernelspecs/spec.js';
 import { Kernel } from './kernel.js';
@@ -127,7 +127,7 @@ export class KernelManager {
   async launch(options: StartKernelOptions = {}): Promise<Kernel> {
     const { kernel, ready } = await this.#track(this.#start(options));
     void ready.catch((error: Error) => {
-      if (!(error instanceof NbserveError && error.kind === 'gone'))
+      if (!(isNbserveError(error) && error.kind === 'gone'))
         this.#warn(`Kernel ${kernel.name} (${kernel.id}) failed to start: ${error.message}`);
     });
     return kernel;
@@ -144,7 +144,7 @@ export class KernelManager {
   }
 
   async #start(options: StartKernelOptions): Promise<{ kernel: Kernel; ready: Promise<void> }> {
-    if (this.#closed) throw new NbserveError('unavailable', 'The server is shutting down');
+    if (this.#closed) throw unavailable('The server is shutting down');
     if (options.kernelId) {
       const existing = this.#kernels.get(options.kernelId);
       if (existing) return { kernel: existing, ready: Promise.resolve() };
@@ -155,7 +155,7 @@ export class KernelManager {
       spec = await this.#options.kernelspecs.get(name);
     } catch (error) {
       // A gateway that cannot be asked is not a missing kernelspec.
-      if (error instanceof NbserveError && error.kind !== 'not-found') throw error;
+      if (isNbserveError(error) && error.kind !== 'not-found') throw error;
       throw notFound(`No such kernel named ${name}`);
     }
     const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
@@ -184,14 +184,14 @@ export class KernelManager {
       kernel.detach();
       await launched.process.kill();
       kernel.dispose();
-      throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
+      throw gone(`Kernel ${kernel.id} was shut down while starting`);
     }
     const { process } = launched;
     const ready = launched.ready.catch((error: unknown) => {
       // Shut down or restarted meanwhile: that is not this start failing.
       const superseded =
         this.#kernels.get(kernel.id) !== kernel || kernel.process !== process || tracking.expectingExit;
-      if (superseded) throw new NbserveError('gone', `Kernel ${kernel.id} was shut down while starting`);
+      if (superseded) throw gone(`Kernel ${kernel.id} was shut down while starting`);
       kernel.reason = `Kernel failed to start: ${(error as Error).message}`;
       this.#remove(kernel, 'dead');
       throw error;
@@ -221,8 +221,7 @@ export class KernelManager {
   async #connect(kernel: Kernel, process: KernelProcess): Promise<void> {
     try {
       const info = await process.connected;
-      if (kernel.process !== process)
-        throw new NbserveError('gone', `Kernel ${kernel.id} was restarted while starting`);
+      if (kernel.process !== process) throw gone(`Kernel ${kernel.id} was restarted while starting`);
       kernel.connect(info);
       await kernel.waitReady(this.#kernelInfoTimeout);
     } catch (error) {
@@ -252,7 +251,7 @@ export class KernelManager {
   async restart(id: string): Promise<Kernel> {
     const kernel = this.get(id);
     const tracking = this.#tracking.get(id);
-    if (!tracking || tracking.expectingExit) throw new NbserveError('conflict', `Kernel ${id} is already restarting`);
+    if (!tracking || tracking.expectingExit) throw conflict(`Kernel ${id} is already restarting`);
     const remote = kernel.process?.remote;
     if (remote) return this.#restartRemote(kernel, tracking);
     tracking.expectingExit = true;
@@ -263,7 +262,7 @@ export class KernelManager {
       tracking.failures = 0;
     } catch (error) {
       this.#remove(kernel, 'dead');
-      throw new NbserveError('internal', `Exception restarting kernel: ${(error as Error).message}`, { cause: error });
+      throw internalError(`Exception restarting kernel: ${(error as Error).message}`, { cause: error });
     } finally {
       tracking.expectingExit = false;
     }

@@ -1,3 +1,5 @@
+import { isObject } from '../util/is-object.js';
+
 /**
  * nbformat v4 -> v3, ported from nbformat's `v4/convert.py` `downgrade`, for the older routes:
  * old frontends only understand v3 (one worksheet, `input`/`prompt_number`, `pyout`/`pyerr`,
@@ -95,8 +97,4 @@ function downgradeOutput(output: Json): Json {
   }
   if (type === 'stream') return { output_type: 'stream', stream: output.name ?? 'stdout', text: text(output.text) };
   return { ...output };
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

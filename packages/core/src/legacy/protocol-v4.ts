@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
 import type { JupyterMessage, MessageHeader } from '../protocol/types.js';
+import { isObject } from '../util/is-object.js';
 
 /**
  * Kernel messaging v5 <-> v4, ported from jupyter_client's `adapter.py`, for the per-channel
@@ -137,10 +138,6 @@ function versionList(version: string): number[] {
     .split('.')
     .map((part) => Number.parseInt(part, 10))
     .filter((n) => Number.isFinite(n));
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // --- framing of the per-channel sockets ----------------------------------------------------

@@ -41,7 +41,7 @@ export class Signer {
 
   constructor(key: string, scheme = 'hmac-sha256') {
     const algorithm = ALGORITHMS[scheme];
-    if (algorithm === undefined) throw badRequest(`Unsupported signature scheme: ${scheme}`, 'bad signature scheme');
+    if (algorithm === undefined) throw badRequest(`Unsupported signature scheme: ${scheme}`, 'bad value');
     this.key = key;
     this.scheme = scheme;
     this.#algorithm = algorithm;

@@ -41,7 +41,7 @@ function toMessage(value: unknown, buffers: Uint8Array[]): ChannelMessage {
   const m = parsed.output;
   // Upstream assumes `shell` when the channel is missing.
   const channel = m.channel ?? 'shell';
-  if (!isChannel(channel)) throw badRequest(`No such channel: ${String(channel)}`, 'bad channel');
+  if (!isChannel(channel)) throw badRequest(`No such channel: ${String(channel)}`, 'bad message');
   return {
     channel,
     msg: {

@@ -82,7 +82,7 @@ export function decodeV1Frame(data: Uint8Array): V1Frame {
   }
   const item = (i: number) => frame.subarray(offsets[i], offsets[i + 1]);
   const channel = item(0).toString('utf8');
-  if (!isChannel(channel)) throw badRequest(`No such channel: ${channel.slice(0, 40)}`, 'bad channel');
+  if (!isChannel(channel)) throw badRequest(`No such channel: ${channel.slice(0, 40)}`, 'bad message');
   const buffers: Uint8Array[] = [];
   for (let i = 5; i < n - 1; i++) buffers.push(item(i));
   return {

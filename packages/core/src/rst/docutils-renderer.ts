@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NbserveError } from '../errors.js';
+import { badRequest, internalError, timeoutError } from '../errors.js';
 import { runProcess } from '../util/run-process.js';
 
 // Runs inside /usr/bin/python3. Settings as upstream's rstservice: no file insertion (include,
@@ -67,13 +67,13 @@ export class DocutilsRenderer {
       maxOutputBytes: 32 * 1024 * 1024,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONIOENCODING: 'utf-8' },
     });
-    if (result.timedOut) throw new NbserveError('timeout', 'reST rendering timed out');
+    if (result.timedOut) throw timeoutError('reST rendering timed out');
     if (result.code !== 0) {
       console.error(`[nbserve] docutils failed: ${result.stderr.slice(-2000)}`);
-      throw new NbserveError('bad-request', 'Invalid RST', { reason: 'bad rst' });
+      throw badRequest('Invalid RST', 'bad rst');
     }
     const parsed = v.safeParse(Parts, JSON.parse(result.stdout.toString('utf8')));
-    if (!parsed.success) throw new NbserveError('internal', 'docutils returned an unexpected result');
+    if (!parsed.success) throw internalError('docutils returned an unexpected result');
     return parsed.output;
   }
 }

@@ -1,4 +1,4 @@
-import { NbserveError, tooLarge } from '../errors.js';
+import { badRequest, tooLarge } from '../errors.js';
 import { neutralizeHtml } from '../export/escape.js';
 import { escapeHtml } from '../html/escape.js';
 import { renderRstBuiltin } from './builtin-renderer.js';
@@ -43,7 +43,7 @@ export class RstService {
       throw tooLarge(`reST source is larger than ${this.maxBytes} bytes`);
     }
     // NUL cannot be reST and upsets docutils.
-    if (source.includes('\u0000')) throw new NbserveError('bad-request', 'Invalid RST', { reason: 'bad rst' });
+    if (source.includes('\u0000')) throw badRequest('Invalid RST', 'bad rst');
     if (this.docutils && (await this.hasDocutils(this.docutils))) {
       const parts = await this.docutils.render(source);
       return { html: document(parts.title, parts.body, parts.style), renderer: 'docutils' };

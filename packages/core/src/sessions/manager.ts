@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path/posix';
-import { badRequest, conflict, NbserveError, notFound } from '../errors.js';
+import { badRequest, conflict, gone, isNbserveError, type NbserveError, notFound, notImplemented } from '../errors.js';
 import type { KernelManager } from '../kernels/manager.js';
 import type { KernelModel } from '../kernels/types.js';
 import { MemorySessionStore, type SessionRecord, type SessionStore } from './store.js';
@@ -36,8 +36,7 @@ export interface UpdateSessionInput {
 
 /** Jupyter's non-standard 501 for a kernel that cannot be started for a session. */
 function kernelUnavailable(name: string, short: string, cause: unknown): NbserveError {
-  return new NbserveError(
-    'not-implemented',
+  return notImplemented(
     `The '${name}' kernel is not available. Please pick another suitable kernel instead, or install that kernel.`,
     { extra: { short_message: short }, cause },
   );
@@ -132,7 +131,7 @@ export class SessionManager {
       return started.id;
     } catch (error) {
       const shown = name ?? 'default';
-      if (error instanceof NbserveError && error.kind === 'not-found') {
+      if (isNbserveError(error) && error.kind === 'not-found') {
         throw kernelUnavailable(
           shown,
           op === 'create' ? `${shown} not found` : `Error starting kernel ${shown}`,
@@ -172,7 +171,7 @@ export class SessionManager {
     const record = await this.#store.get(id);
     if (!record) throw notFound(`Session not found: session_id='${id}'`);
     await this.#store.delete(id);
-    if (!this.#kernels.has(record.kernelId)) throw new NbserveError('gone', 'Kernel deleted before session');
+    if (!this.#kernels.has(record.kernelId)) throw gone('Kernel deleted before session');
     await this.#kernels.shutdown(record.kernelId);
   }
 }

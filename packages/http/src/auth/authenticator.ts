@@ -19,6 +19,8 @@ export interface AuthenticatorOptions {
   token: string;
   dataDir: string;
   configDir: string;
+  /** Read no password from the user's config file (`--disable-user-config`). */
+  disableUserConfig?: boolean;
   now?: () => number;
   /** How failed logins wait (tests pass a recorder instead of sleeping). */
   sleep?: (ms: number) => Promise<void>;
@@ -39,7 +41,7 @@ export class Authenticator {
   constructor(options: AuthenticatorOptions) {
     this.token = options.token;
     this.dataDir = options.dataDir;
-    this.password = new PasswordSource(options.configDir);
+    this.password = new PasswordSource(options.disableUserConfig ? null : options.configDir);
     this.now = options.now ?? Date.now;
     this.loginThrottle = new LoginThrottle(this.now, options.sleep);
   }

@@ -27,5 +27,17 @@ export function anonymousIdentity(): Identity {
   };
 }
 
+/** The identity of a server that knows its user (a JupyterHub user's server). */
+export function namedIdentity(name: string): Identity {
+  return {
+    username: name,
+    name,
+    display_name: name,
+    initials: name.slice(0, 1).toUpperCase() || null,
+    avatar_url: null,
+    color: null,
+  };
+}
+
 /** Fields `PATCH /api/me` may change. */
 export const UPDATABLE_FIELDS = ['color'] as const;

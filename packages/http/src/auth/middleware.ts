@@ -3,8 +3,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
+import { authenticateWithHub, startHubLogin } from './hub/browser.js';
 import { checkWebSocketOrigin } from './origin.js';
-import { isApiPath, isLegacyChannelSocket, isPublicPath, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
+import { isApiPath, isLegacyChannelSocket, isPublicPath, METRICS_PATH, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
 import { localRedirectTarget } from './safe-next.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
@@ -47,24 +48,30 @@ async function submittedXsrf(c: Ctx): Promise<string | undefined> {
 
 /**
  * Authentication and request-forgery checks, in one place:
- * - token (`Authorization: token|Bearer`, `?token=`) or the signed login cookie;
- * - unauthenticated: 403 on the API and WebSockets, 302 to `/login?next=` for page GETs;
+ * - token (`Authorization: token|Bearer`, `?token=`) or the signed login cookie; in hub mode a
+ *   hub token or the hub login's cookie, admitted by its scopes;
+ * - unauthenticated: 403 on the API and WebSockets, 302 to `/login?next=` (in hub mode to the
+ *   hub's OAuth authorize URL) for page GETs;
  * - WebSocket upgrades must pass the Origin rule (cross-site WebSocket hijacking);
  * - cookie-authenticated requests may not come from another site (`Sec-Fetch-Site`), and unsafe
  *   methods need the XSRF token unless a token authenticated them.
  */
 export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
   return async (c, next) => {
-    const { auth, options } = c.get('services');
+    const { auth, hub, options } = c.get('services');
     const relPath = c.get('relPath');
     const method = c.req.method;
-    const api = isApiPath(relPath);
+    const metrics = relPath === METRICS_PATH;
+    const api = isApiPath(relPath) || metrics;
     const websocket = isWebSocketUpgrade(c);
-    const result = await auth.authenticate({
-      authorization: c.req.header('authorization'),
-      queryToken: c.req.query('token'),
-      cookie: readLoginCookie(c),
-    });
+    // In hub mode the hub alone says who may in; the local token, password and cookie do not count.
+    const result = hub
+      ? { via: await authenticateWithHub(c, hub), viaQueryToken: false }
+      : await auth.authenticate({
+          authorization: c.req.header('authorization'),
+          queryToken: c.req.query('token'),
+          cookie: readLoginCookie(c),
+        });
     c.set('authVia', result.via);
 
     if (websocket) {
@@ -75,9 +82,15 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       }
     }
 
-    const firstFrameAuth = websocket && isLegacyChannelSocket(relPath);
-    if (result.via === 'none' && !isPublicPath(relPath, method) && !firstFrameAuth) {
+    // Old clients' first frame carries page cookies, never the hub's HttpOnly login cookie.
+    const firstFrameAuth = !hub && websocket && isLegacyChannelSocket(relPath);
+    const isPublic =
+      isPublicPath(relPath, method) ||
+      (hub !== null && relPath === hub.callbackRelPath) ||
+      (metrics && options.authenticateMetrics === false);
+    if (result.via === 'none' && !isPublic && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {
+        if (hub) return startHubLogin(c, hub, pathWithoutToken(c));
         const next = encodeURIComponent(pathWithoutToken(c));
         return c.redirect(`${c.get('baseUrl')}login?next=${next}`, 302);
       }

@@ -75,9 +75,11 @@ export async function storePasswordHash(configDir: string, hash: string): Promis
 export class PasswordSource {
   private cached: { mtimeMs: number; hash: string } | null = null;
 
-  constructor(private readonly configDir: string) {}
+  /** `configDir` null: the user's configuration is off, there is never a password. */
+  constructor(private readonly configDir: string | null) {}
 
   async current(): Promise<string> {
+    if (this.configDir === null) return '';
     const file = path.join(this.configDir, CONFIG_FILE);
     let mtimeMs: number;
     try {

@@ -29,6 +29,12 @@ export function isLegacyChannelSocket(relPath: string): boolean {
   return /^\/(?:api\/)?kernels\/[^/]+\/(?:shell|iopub|stdin)$/.test(relPath);
 }
 
+/**
+ * Prometheus' scrape target. Without credentials it answers 403, never a login redirect (as
+ * jupyter_server's does), unless `authenticateMetrics` is off.
+ */
+export const METRICS_PATH = '/metrics';
+
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Where browsers post Content-Security-Policy violation reports (jupyter_server's path). */

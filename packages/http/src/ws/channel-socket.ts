@@ -13,6 +13,11 @@ export interface ChannelSocketOptions {
   rateLimit: RateLimitOptions;
 }
 
+/** The server's `highWaterBytes` (not a setting: the kernel protocol's back-pressure, see docs/kernels.md). */
+export const SOCKET_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+/** The server's `overflowBytes`. */
+export const SOCKET_OVERFLOW_BYTES = 64 * 1024 * 1024;
+
 /** One outgoing message, with its encodings cached so N clients cost one encoding per framing. */
 export class Outgoing {
   json: { data: Buffer; binary: boolean } | undefined;

@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import type { WebSocket } from 'ws';
 import type { NbserveEnv } from '../env.js';
 import { kernelIdParam } from '../routes/api/kernels.js';
+import { requireWebSocketUpgrade } from './upgrade-request.js';
 
 const SESSION_ID = /^[\w.:@+-]{1,200}$/;
 
@@ -15,11 +16,9 @@ const SESSION_ID = /^[\w.:@+-]{1,200}$/;
 export function registerChannelsRoute(app: Hono<NbserveEnv>): void {
   app.get('/api/kernels/:kernel_id/channels', async (c, next) => {
     const id = kernelIdParam(c);
-    const { kernels, channels } = c.get('services');
+    const { kernels, channels, metrics } = c.get('services');
     kernels.get(id); // 404 before the upgrade
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-      throw badRequest('Can "Upgrade" only to "WebSocket".');
-    }
+    requireWebSocketUpgrade(c);
     const sessionId = c.req.query('session_id');
     if (sessionId !== undefined && sessionId !== '' && !SESSION_ID.test(sessionId)) {
       throw badRequest('Invalid session_id');
@@ -27,6 +26,7 @@ export function registerChannelsRoute(app: Hono<NbserveEnv>): void {
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
         const raw = ws.raw as WebSocket;
+        metrics.trackWebSocket('kernel', raw);
         try {
           channels.connect(id, raw, sessionId);
         } catch {

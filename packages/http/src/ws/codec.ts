@@ -1,4 +1,4 @@
-import { badRequest, protocol } from '@nbserve/core';
+import { badRequest, isObject, protocol } from '@nbserve/core';
 
 /** One WebSocket framing of kernel messages. Both carry the kernel's JSON bytes unparsed outbound. */
 export interface ChannelCodec {
@@ -19,10 +19,6 @@ export const jsonCodec: ChannelCodec = {
     return { channel, raw: protocol.toRaw(msg), msgType: msg.header.msg_type };
   },
 };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `v1.kernel.websocket.jupyter.org`: binary frames only; the parts are checked to be JSON objects. */
 export const v1Codec: ChannelCodec = {

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { isObject } from '@nbserve/core/is-object';
 import type { MimeBundle } from './messages.js';
 
 /** Objects carrying a method under this symbol render as the bundle it returns. */
@@ -18,10 +19,6 @@ export function plainText(value: unknown): string {
   } catch (error) {
     return `<uninspectable value: ${String((error as Error)?.message ?? error)}>`;
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Keeps only JSON-serializable entries: strings, or JSON values for `+json` types. */
@@ -45,11 +42,10 @@ export function render(value: unknown): Rendered {
       : undefined;
   if (typeof method === 'function') {
     const produced = method.call(value) as unknown;
-    if (isPlainObject(produced)) {
-      const hasParts = isPlainObject(produced.data);
+    if (isObject(produced)) {
+      const hasParts = isObject(produced.data);
       const data = cleanBundle(hasParts ? (produced.data as Record<string, unknown>) : produced);
-      const metadata =
-        hasParts && isPlainObject(produced.metadata) ? (produced.metadata as Record<string, unknown>) : {};
+      const metadata = hasParts && isObject(produced.metadata) ? (produced.metadata as Record<string, unknown>) : {};
       if (data['text/plain'] === undefined) data['text/plain'] = plainText(value);
       return { data, metadata };
     }

@@ -43,6 +43,10 @@ async function main(): Promise<void> {
       { className: 'topbar' },
       h('a', { className: 'brand', href: `${config.baseUrl}tree` }, 'nbserve'),
       h('div', { className: 'spacer' }),
+      // Served by JupyterHub: the way back to the hub's home (start, stop, other servers).
+      typeof config.hubControlPanelUrl === 'string'
+        ? h('a', { className: 'btn btn-small', href: config.hubControlPanelUrl }, 'Control panel')
+        : null,
       config.authEnabled ? h('a', { className: 'btn btn-small', href: `${config.baseUrl}logout` }, 'Log out') : null,
     ),
     h('main', { className: 'dashboard' }, tabs, panel),

@@ -1,6 +1,6 @@
 import { escapeHtml } from '@nbserve/core/html';
+import { isObject } from '@nbserve/core/is-object';
 import { AnsiUp } from 'ansi_up';
-import { isObject } from '../shared/is-object.js';
 import { renderLatex, renderMarkdown } from '../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../shared/mime.js';
 import { applyCarriageReturns } from '../shared/stream-text.js';

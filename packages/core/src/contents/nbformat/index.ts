@@ -1,5 +1,5 @@
 export { newNotebook, type ParsedNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './notebook.js';
-export { parseJson } from './parse-json.js';
+export { JsonTooDeepError, parseJson, parseUntrustedJson } from './parse-json.js';
 export { type NotebookV4, notebookV4Schema, validateNotebookV4 } from './schema-v4.js';
 export { upgradeV2ToV3 } from './upgrade-v2.js';
 export { upgradeV3ToV4 } from './upgrade-v3.js';

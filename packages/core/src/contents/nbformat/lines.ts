@@ -1,3 +1,5 @@
+import { isObject } from '../../util/is-object.js';
+
 /**
  * nbformat stores multi-line text as arrays of lines on disk (friendly to line-based VCS) and
  * serves it as single strings: `splitLines` before writing, `rejoinLines` after reading.
@@ -9,8 +11,6 @@ type Json = Record<string, unknown>;
 const NON_TEXT_SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
 const isJsonMime = (mime: string) =>
   mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Python's `str.splitlines(True)`, restricted to \n, \r\n and \r as nbformat content uses. */
 export function splitLinesKeepEnds(text: string): string[] {

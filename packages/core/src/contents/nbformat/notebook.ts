@@ -1,9 +1,10 @@
 import { isAscii } from 'node:buffer';
 import * as v from 'valibot';
 import { badRequest } from '../../errors.js';
+import { isObject } from '../../util/is-object.js';
 import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
-import { parseJson } from './parse-json.js';
+import { parseUntrustedJson } from './parse-json.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
 import { sortedJsonBytes } from './sorted-json.js';
 import { upgradeV2ToV3 } from './upgrade-v2.js';
@@ -82,14 +83,13 @@ function decodeStrict(bytes: Uint8Array): string {
 export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
   let value: unknown;
   try {
-    value = parseJson(decodeStrict(bytes));
+    value = parseUntrustedJson(decodeStrict(bytes));
   } catch (e) {
     throw badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
   }
   // As nbformat.reads: transient keys go before the upgrade, which then records orig_nbformat
   // (JupyterLab tells the user the notebook was converted from v3 when it sees it).
-  const stripped =
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? stripTransient(value as Json) : value;
+  const stripped = isObject(value) ? stripTransient(value) : value;
   return toNotebookV4(stripped, `Unreadable Notebook: ${path}`);
 }
 

@@ -11,6 +11,41 @@ const PROBE_LITERALS = 4096;
 const CHUNK = 65536;
 
 /**
+ * Deepest nesting accepted. JSON.parse itself takes any depth, but what handles the value next
+ * (JSON.stringify, schema checks, deep merges, sorted serialization) recurses and would run out
+ * of stack on a body nested a million levels deep. Python's json module stops near 1000 levels
+ * too, so no Jupyter client or notebook goes deeper.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Thrown by parseUntrustedJson for JSON nested deeper than MAX_JSON_DEPTH (a SyntaxError, like invalid JSON). */
+export class JsonTooDeepError extends SyntaxError {
+  constructor() {
+    super(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
+    this.name = 'JsonTooDeepError';
+  }
+}
+
+/** Throws JsonTooDeepError when `value` nests deeper than MAX_JSON_DEPTH. Iterative. */
+function checkJsonDepth(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  const pending: Array<[object, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [container, depth] = next;
+    if (depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
+    const items = Array.isArray(container) ? container : Object.values(container);
+    for (const item of items) if (typeof item === 'object' && item !== null) pending.push([item, depth + 1]);
+  }
+}
+
+/** parseJson for what a client sent or a file holds: nesting deeper than MAX_JSON_DEPTH is refused. */
+export function parseUntrustedJson(text: string): unknown {
+  const value = parseJson(text);
+  checkJsonDepth(value);
+  return value;
+}
+
+/**
  * `JSON.parse(text)`, faster for JSON that is mostly long plain strings, like a notebook with
  * image outputs: JSON.parse copies every string character by character (~20 ms for 20 MB).
  * Here every string literal of LONG_LITERAL characters or more without a backslash or control

@@ -1,3 +1,5 @@
+import { isObject } from '../../util/is-object.js';
+
 /**
  * nbformat v2 -> v3, ported from nbformat's `v2/rwbase.py` (`rejoin_lines`, which every v2 read
  * goes through) and `v3/convert.py` (`upgrade`). `upgradeV3ToV4` takes it from there, as
@@ -41,8 +43,4 @@ function upgradeCell(cell: Json): Json {
 /** v2 wrote lines with `splitlines()`, without their line ends: they are joined with `\n`. */
 function joinLines(value: unknown): unknown {
   return Array.isArray(value) && value.every((line) => typeof line === 'string') ? value.join('\n') : value;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

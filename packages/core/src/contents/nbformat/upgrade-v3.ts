@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isObject } from '../../util/is-object.js';
 
 /** v3 -> v4 conversion, ported from nbformat's `v4/convert.py` so upgraded notebooks match Jupyter's. */
 type Json = Record<string, unknown>;
@@ -92,8 +93,4 @@ function upgradeOutput(output: Json): Json {
     return { ...rest, name: stream ?? 'stdout' };
   }
   return output;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -76,7 +76,7 @@ async function engineCount(c: Ctx): Promise<number | undefined> {
   const result = v.safeParse(EngineCount, raw);
   if (!result.success) {
     const shown = JSON.stringify(raw)?.slice(0, 40) ?? 'that';
-    throw badRequest(`n must be a positive integer up to ${MAX_ENGINES}, not ${shown}`, 'bad n');
+    throw badRequest(`n must be a positive integer up to ${MAX_ENGINES}, not ${shown}`, 'bad value');
   }
   return result.output;
 }

@@ -1,10 +1,10 @@
-import { isJsonObject, type JsonObject } from '@nbserve/core';
+import { isObject, type JsonObject } from '@nbserve/core';
 import type { Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
 import { parseJsonBody } from '../../validate.js';
 
-const ObjectBody = v.custom<JsonObject>(isJsonObject, 'the body must be a JSON object');
+const ObjectBody = v.custom<JsonObject>(isObject, 'the body must be a JSON object');
 
 /** `/api/config/<section>`: GET the section, PUT to replace it (204), PATCH to merge into it (200, merged). */
 export function registerConfigRoutes(app: Hono<NbserveEnv>): void {

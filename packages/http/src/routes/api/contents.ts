@@ -1,4 +1,4 @@
-import { badRequest, type ContentsModel, type SavePrecondition } from '@nbserve/core';
+import { badRequest, type ContentsModel, type ErrorReason, type SavePrecondition } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
@@ -32,7 +32,7 @@ const GetQuery = v.object({
     ),
   ),
 });
-const QUERY_REASON: Record<string, string> = { type: 'bad type', format: 'bad format' };
+const QUERY_REASON: Record<string, ErrorReason> = { type: 'bad type', format: 'bad format' };
 
 /** PUT body: a contents model. Unknown fields (name, timestamps clients echo back) are dropped. */
 const PutBody = v.object(

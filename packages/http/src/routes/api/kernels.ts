@@ -26,6 +26,7 @@ const StartBody = v.nullish(
 export function kernelIdParam(c: Ctx): string {
   const id = c.req.param('kernel_id') ?? '';
   if (!UUID_PATTERN.test(id)) throw notFound(`Kernel does not exist: ${id.slice(0, 100)}`);
+  c.set('kernelId', id);
   return id;
 }
 
@@ -42,6 +43,7 @@ export function registerKernelRoutes(app: Hono<NbserveEnv>): void {
       path: body?.path ?? undefined,
       kernelId: body?.kernel_id ?? undefined,
     });
+    c.set('kernelId', kernel.id);
     c.header('Location', `${c.get('baseUrl')}api/kernels/${kernel.id}`);
     return c.json(kernel.model(), 201);
   });

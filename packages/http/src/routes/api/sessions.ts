@@ -81,6 +81,7 @@ export function registerSessionRoutes(app: Hono<NbserveEnv>): void {
       if (path === undefined || path === '') throw badRequest('Missing field in JSON data: path');
       if (type === undefined) throw badRequest('Missing field in JSON data: type');
       const { model } = await c.get('services').sessions.create({ path, name, type, kernel: kernelRequest(body) });
+      if (model.kernel) c.set('kernelId', model.kernel.id);
       c.header('Location', `${c.get('baseUrl')}api/sessions/${model.id}`);
       return c.json(model, 201);
     });

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { NbserveError } from '@nbserve/core';
+import { internalError } from '@nbserve/core';
 import type { Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
 
@@ -12,7 +12,7 @@ let spec: Promise<string> | undefined;
 export function apiSpecYaml(): Promise<string> {
   spec ??= readFile(SPEC_FILE, 'utf8').catch((error: unknown) => {
     spec = undefined;
-    throw new NbserveError('internal', 'The API description is missing from this installation', { cause: error });
+    throw internalError('The API description is missing from this installation', { cause: error });
   });
   return spec;
 }

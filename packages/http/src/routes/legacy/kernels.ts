@@ -1,5 +1,5 @@
 import { upgradeWebSocket } from '@hono/node-server';
-import { badRequest, forbidden, type KernelManager, notFound } from '@nbserve/core';
+import { forbidden, type KernelManager, notFound } from '@nbserve/core';
 import type { Context, Hono, Next } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { WebSocket } from 'ws';
@@ -8,6 +8,7 @@ import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from '../../auth/xsrf.js';
 import type { NbserveEnv } from '../../env.js';
 import { type LegacyChannel, LegacyChannels } from '../../ws/legacy-channels.js';
 import { credentialsAuthenticate, parseLegacyCredentials } from '../../ws/legacy-credentials.js';
+import { requireWebSocketUpgrade } from '../../ws/upgrade-request.js';
 import { kernelIdParam } from '../api/kernels.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -124,14 +125,15 @@ function requireTokenOrXsrf(c: Ctx): void {
  */
 async function channelSocket(c: Ctx, next: Next, channel: LegacyChannel): Promise<Response | undefined> {
   const id = kernelIdParam(c);
-  const { kernels, auth } = c.get('services');
+  const { kernels, auth, metrics } = c.get('services');
   kernels.get(id); // 404 before the upgrade
-  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Can "Upgrade" only to "WebSocket".');
+  requireWebSocketUpgrade(c);
   const upgradeAuthenticated = c.get('authVia') !== 'none';
   const host = requestHost(c);
   const adapter = legacyChannels(kernels);
   const handler = upgradeWebSocket(() => ({
     onOpen(_event, ws) {
+      metrics.trackWebSocket('legacy_kernel', ws.raw as WebSocket);
       adapter.accept(id, channel, ws.raw as WebSocket, async (frame) => {
         const credentials = parseLegacyCredentials(frame);
         if (!credentials) return { ok: false, sessionId: undefined };

@@ -1,4 +1,4 @@
-import { badRequest, LEGACY_ID_PATTERN, notebookFromPy } from '@nbserve/core';
+import { badRequest, JsonTooDeepError, LEGACY_ID_PATTERN, notebookFromPy, parseUntrustedJson } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
@@ -129,9 +129,9 @@ async function readNotebookBody(c: Ctx, format: string | undefined): Promise<unk
   if (text.trim() === '') return undefined;
   if (format === 'py') return notebookFromPy(text);
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw badRequest('Invalid JSON data');
+    return parseUntrustedJson(text);
+  } catch (error) {
+    throw badRequest(error instanceof JsonTooDeepError ? `Invalid JSON data: ${error.message}` : 'Invalid JSON data');
   }
 }
 

@@ -45,6 +45,8 @@ export async function sendPage(c: Ctx, entry: Entry, title: string, path: string
     authEnabled: c.get('authVia') !== 'disabled',
     outputFrameUrl: `${baseUrl}output-frame`,
   };
+  const hub = c.get('services').hub;
+  if (hub) config.hubControlPanelUrl = hub.controlPanelUrl;
   return c.html(renderPage({ entry, title, config, assets }), 200, {
     'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
     'Cache-Control': 'no-store',

@@ -2,12 +2,15 @@ import type { Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
 
 /**
- * `GET /` goes to the dashboard, keeping the query string (as Notebook 6 does). Under a base URL
- * or mount path `/x`, Hono routes only `/x` to the app's `/`; `/x/` (the URL nbserve prints) takes
- * the catch-all, so the app's root is recognised by its relative path.
+ * `GET /` goes to the dashboard, or to the default URL a hub spawner set, keeping the query string
+ * (as Notebook 6 does). Under a base URL or mount path `/x`, Hono routes only `/x` to the app's
+ * `/`; `/x/` (the URL nbserve prints) takes the catch-all, so the app's root is recognised by its
+ * relative path.
  */
 export function registerRootRoutes(app: Hono<NbserveEnv>): void {
-  app.get('*', (c, next) =>
-    c.get('relPath') === '/' ? c.redirect(`${c.get('baseUrl')}tree${new URL(c.req.url).search}`, 302) : next(),
-  );
+  app.get('*', (c, next) => {
+    if (c.get('relPath') !== '/') return next();
+    const target = c.get('services').options.defaultUrl.replace(/^\/+/, '');
+    return c.redirect(`${c.get('baseUrl')}${target}${new URL(c.req.url).search}`, 302);
+  });
 }

@@ -1,4 +1,4 @@
-import { isObject } from '../../shared/is-object.js';
+import { isObject } from '@nbserve/core/is-object';
 
 /**
  * What a notebook page leaves in localStorage so that the next page on the same kernel can pick

@@ -1,0 +1,66 @@
+import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
+import { type Command, Option } from 'commander';
+import { type FlagSpec, parseFlagValue } from './flags.js';
+
+/** `bytes` as the size flags take it: `512M`, `16K`, or plain bytes when no unit divides it. */
+export function formatSize(bytes: number): string {
+  for (const [unit, size] of [
+    ['G', 1024 ** 3],
+    ['M', 1024 ** 2],
+    ['K', 1024],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
+/**
+ * The default of `flag` as `--help` and docs/configuration.md show it, read from `defaults` (a
+ * fixed value) or `computed` (a description); tests pass other tables.
+ */
+export function flagDefault(
+  flag: FlagSpec,
+  defaults: Defaults = DEFAULTS,
+  computed: ComputedDefaults = COMPUTED_DEFAULTS,
+): string {
+  const value = defaultValue(flag, defaults, computed);
+  return flag.defaultNote ? `${value} (${flag.defaultNote})` : value;
+}
+
+function defaultValue(flag: FlagSpec, defaults: Defaults, computed: ComputedDefaults): string {
+  if (Object.hasOwn(computed, flag.option)) return computed[flag.option as keyof ComputedDefaults];
+  if (!Object.hasOwn(defaults, flag.option)) throw new Error(`--${flag.name}: no default for ${flag.option}`);
+  const value: unknown = defaults[flag.option as keyof Defaults];
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  if (value === '') return 'none';
+  if (flag.type === 'size' && typeof value === 'number') return formatSize(value);
+  return String(value);
+}
+
+/** The flag's line in `--help`: what it does, and its default. */
+export function flagHelp(flag: FlagSpec, defaults: Defaults = DEFAULTS): string {
+  return `${flag.description} (default: ${flagDefault(flag, defaults)})`;
+}
+
+/** Adds `flag` to `command` (a boolean as a `--x` / `--no-x` pair), its value parsed by its type. */
+export function addFlag(command: Command, flag: FlagSpec, defaults: Defaults = DEFAULTS): void {
+  const help = flagHelp(flag, defaults);
+  if (flag.type === 'boolean') {
+    command.addOption(new Option(`--${flag.name}`, help));
+    command.addOption(new Option(`--no-${flag.name}`, `the opposite of --${flag.name}`));
+    return;
+  }
+  const option = new Option(`--${flag.name} <${flag.valueName ?? 'value'}>`, help);
+  option.argParser((raw: string, previous: unknown) => {
+    const value = parseFlagValue(flag, raw);
+    // A list flag may be repeated: --allow-origin a --allow-origin b.
+    if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
+    // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
+    if (flag.type === 'pairs') {
+      const [name, text] = value as [string, string];
+      return { ...(previous as Record<string, string> | undefined), [name]: text };
+    }
+    return value;
+  });
+  command.addOption(option);
+}
