@@ -143,7 +143,7 @@ describe.each([
     });
     ws.terminate();
     expect(status).toBe(403);
-    // The local token (the kit's TEST_TOKEN) is no way in: only the hub is.
+    // The local token (the kit's TOKEN) is no way in: only the hub is.
     expect((await server.fetch('api/contents')).status).toBe(403);
   });
 
