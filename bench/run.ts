@@ -53,7 +53,7 @@ function parseArgs(argv: string[]): { quick: boolean; jupyter: boolean; profile:
   return { quick, jupyter, profile, selected };
 }
 
-const FLOOD_FIXTURE = join(REPO_ROOT, 'packages/core/test/fixtures/flood-kernelspec.ts');
+const FLOOD_FIXTURE = join(REPO_ROOT, 'testing/flood-kernelspec.ts');
 
 /**
  * Kernelspecs only the bench uses, visible to every server through JUPYTER_PATH: the kernels

@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@nbserve/http';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../testing/chromium.js';
+import { TOKEN } from '../testing/token.js';
 
 const DOCS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
-const TOKEN = 'screenshots-token-0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f';
 const NOTEBOOK = 'Rich outputs.ipynb';
 
 const code = (...lines: string[]) => ({

@@ -82,3 +82,14 @@ export class CookieJar {
       .sort((a, b) => b.path.length - a.path.length)[0]?.value;
   }
 }
+
+/** `name=value` pairs of every Set-Cookie header of one response, keyed by name (`raw` is the whole header). */
+export function setCookies(response: Response): Map<string, { value: string; raw: string }> {
+  const map = new Map<string, { value: string; raw: string }>();
+  for (const raw of response.headers.getSetCookie()) {
+    const [pair = ''] = raw.split(';');
+    const eq = pair.indexOf('=');
+    map.set(pair.slice(0, eq), { value: pair.slice(eq + 1), raw });
+  }
+  return map;
+}

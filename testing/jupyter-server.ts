@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './ports.js';
 
 export interface JupyterServer {
   /** `http://127.0.0.1:<port>/` */
@@ -18,17 +18,6 @@ export interface JupyterServer {
   /** Everything it wrote to stdout and stderr. */
   output(): string;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startJupyterServer(options: { token?: string; timeoutMs?: number } = {}): Promise<JupyterServer> {

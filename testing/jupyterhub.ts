@@ -8,10 +8,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from './ports.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,18 +46,6 @@ export interface RunningHub {
   api(relative: string, init?: RequestInit): Promise<Response>;
   /** Stops the hub (its servers and proxy with it), kills anything left, removes the temp dir. */
   stop(): Promise<void>;
-}
-
-/** A port nothing listens on right now (a race with other programs is possible, and rare). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const py = (value: unknown) => JSON.stringify(value);

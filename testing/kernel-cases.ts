@@ -4,20 +4,14 @@
  * `describeJupyterlabKernelCases` in a test file with a target that is ready in `beforeAll`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import {
-  type Kernel,
-  KernelManager,
-  type KernelMessage,
-  type ServerConnection,
-  SessionManager,
-} from '@jupyterlab/services';
+import { type Kernel, KernelManager, type KernelMessage, SessionManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from './server.js';
+import { waitFor } from './wait.js';
 
 export interface KernelCaseTarget {
-  /** Settings for `@jupyterlab/services`; `jsonOnly` offers no subprotocol (the JSON framing). */
-  settings(options?: { jsonOnly?: boolean }): ServerConnection.ISettings;
-  /** A request to the server with its token; `path` relative to its base URL. */
-  api(method: string, path: string, body?: unknown): Promise<Response>;
+  /** The nbserve the cases talk to (`startServer()`): its `jupyterSettings` and `fetch`. */
+  server: Pick<TestServer, 'jupyterSettings' | 'fetch'>;
   /** Kills the kernel's process with SIGKILL from outside, wherever it runs on this machine. */
   killKernelProcess(kernelId: string): Promise<void>;
   /** Whether a session's kernel sees `JPY_SESSION_NAME` (local kernels do; gateways do not forward it). */
@@ -38,14 +32,6 @@ export async function execute(
   if (onStdin) future.onStdin = onStdin;
   const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
   return { reply, iopub, of: (type: string) => iopub.filter((m) => m.header.msg_type === type) };
-}
-
-export async function waitFor(predicate: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /**
@@ -74,7 +60,9 @@ export function describeJupyterlabKernelCases(title: string, target: () => Kerne
       let kernel: Kernel.IKernelConnection;
 
       beforeAll(async () => {
-        manager = new KernelManager({ serverSettings: target().settings({ jsonOnly: protocolName === 'json' }) });
+        manager = new KernelManager({
+          serverSettings: target().server.jupyterSettings({ jsonOnly: protocolName === 'json' }),
+        });
         await manager.ready;
         kernel = await manager.startNew({ name: 'python3' });
         await kernel.info;
@@ -149,30 +137,33 @@ export function describeJupyterlabKernelCases(title: string, target: () => Kerne
         };
         kernel.statusChanged.connect(onStatus);
         await target().killKernelProcess(kernel.id);
-        await waitFor(() => statuses.includes('autorestarting') || statuses.includes('restarting'));
+        // A gateway's restarter polls (jupyter_server: every 3 s) and then starts a new ipykernel:
+        // room for that on a loaded machine.
+        const restart = { timeoutMs: 90_000 };
+        await waitFor(() => statuses.includes('autorestarting') || statuses.includes('restarting'), restart);
         await waitFor(() => {
           const at = Math.max(statuses.lastIndexOf('autorestarting'), statuses.lastIndexOf('restarting'));
           return statuses.slice(at + 1).includes('idle');
-        });
+        }, restart);
         kernel.statusChanged.disconnect(onStatus);
         const after = await execute(kernel, '21*2');
         expect(after.of('execute_result')[0]?.content).toMatchObject({ data: { 'text/plain': '42' } });
-      });
+      }, 240_000);
 
       it('shuts down: the kernel disappears from the server', async () => {
         const id = kernel.id;
         await kernel.shutdown();
-        expect((await target().api('GET', `api/kernels/${id}`)).status).toBe(404);
+        expect((await target().server.fetch(`api/kernels/${id}`)).status).toBe(404);
       });
     });
   }
 
   describe(`${title}: @jupyterlab/services SessionManager`, () => {
     it('creates a notebook session with a kernel, finds it by path, renames, and shuts down', async () => {
-      const { settings, api, sessionNameInEnv } = target();
+      const { server, sessionNameInEnv } = target();
       const sessions = new SessionManager({
-        serverSettings: settings(),
-        kernelManager: new KernelManager({ serverSettings: settings() }),
+        serverSettings: server.jupyterSettings(),
+        kernelManager: new KernelManager({ serverSettings: server.jupyterSettings() }),
       });
       await sessions.ready;
       const session = await sessions.startNew({
@@ -188,12 +179,12 @@ export function describeJupyterlabKernelCases(title: string, target: () => Kerne
       const found = await sessions.findByPath('work/a.ipynb');
       expect(found?.id).toBe(session.id);
       await session.setPath('work/b.ipynb');
-      const model = await (await api('GET', `api/sessions/${session.id}`)).json();
+      const model = await (await server.fetch(`api/sessions/${session.id}`)).json();
       expect(model).toMatchObject({ path: 'work/b.ipynb', type: 'notebook', notebook: { path: 'work/b.ipynb' } });
       await session.shutdown();
-      expect((await api('GET', `api/kernels/${kernel.id}`)).status).toBe(404);
-      expect(await (await api('GET', 'api/sessions')).json()).toEqual([]);
+      expect((await server.fetch(`api/kernels/${kernel.id}`)).status).toBe(404);
+      expect(await (await server.fetch('api/sessions')).json()).toEqual([]);
       sessions.dispose();
-    });
+    }, 180_000);
   });
 }

@@ -6,9 +6,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './ports.js';
 
 export const NOTEBOOK6_TOKEN = 'n0teb00k6n0teb00k6n0teb00k6n0teb00k6n0teb00k6';
 
@@ -31,14 +31,6 @@ export interface Notebook6 {
   output(): string;
   /** Kills it (SIGTERM, then SIGKILL to the group) and removes its temp directory. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -221,7 +221,7 @@ export const floodScenario: Scenario = {
     try {
       kernelspecArgv(FLOOD_KERNEL, ctx.jupyterPath);
     } catch {
-      ctx.fail('flood kernel', 'packages/core/test/fixtures/flood-kernelspec.ts not found');
+      ctx.fail('flood kernel', 'testing/flood-kernelspec.ts not found');
       return;
     }
     const single = ctx.size(30_000, 10_000);

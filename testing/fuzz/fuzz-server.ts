@@ -41,15 +41,13 @@ export async function startFuzzServer(seed: number, sentinelKernelNames: readonl
   const server = await startServer({
     ...(entry.baseUrl === undefined ? {} : { baseUrl: entry.baseUrl }),
     ...(entry.mountPrefix === undefined ? {} : { mountPrefix: entry.mountPrefix }),
-    options: {
-      defaultKernelName: 'javascript',
-      kernelSpecDirs: ['/usr/share/jupyter/kernels'],
-      nbconvertCommand: false,
-      docutilsPython: false,
-      ipclusterCommand: ['/bin/sh', '-c', 'exit 0', 'ipcluster'],
-      profileSearchDirs: [profiles],
-      shutdownWaitTime: 1,
-    },
+    defaultKernelName: 'javascript',
+    kernelSpecDirs: ['/usr/share/jupyter/kernels'],
+    nbconvertCommand: false,
+    docutilsPython: false,
+    ipclusterCommand: ['/bin/sh', '-c', 'exit 0', 'ipcluster'],
+    profileSearchDirs: [profiles],
+    shutdownWaitTime: 1,
   });
   try {
     const { sentinel: sentinelDir } = await layOutWorld(server.dir, server.root);

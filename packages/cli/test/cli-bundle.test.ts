@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKEN } from '../../../testing/token.js';
 import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
-const TOKEN = 'bundle-test-token';
 
 /**
  * The shipped `nbserve` bin is one esbuild bundle. Built here into a temp "installed package"

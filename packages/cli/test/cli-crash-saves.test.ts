@@ -3,6 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKEN } from '../../../testing/token.js';
 import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /**
@@ -14,7 +15,6 @@ import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDi
  * The server is the shipped bundle (started in ~0.2 s, against ~0.6 s from source through tsx),
  * built here into a temp package without web or kernel assets, which no request below needs.
  */
-const TOKEN = 'crash-test-token';
 const KILLS = 50;
 const NOTEBOOK = 'big.ipynb';
 

@@ -2,6 +2,7 @@
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type GatewayStub, startGatewayStub } from '../../../testing/gateway-stub.js';
+import { TOKEN } from '../../../testing/token.js';
 import { runCli as runInProcess } from '../src/run.js';
 import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
@@ -17,8 +18,6 @@ afterAll(async () => {
   await fs.rm(dirs.dir, { recursive: true, force: true });
   await removeSandbox();
 });
-
-const TOKEN = 'abcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdef';
 
 function api(base: string, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${base}${path}`, {

@@ -3,10 +3,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKEN } from '../../../testing/token.js';
 import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
-const TOKEN = 'git-clean-test-token';
 const git = (cwd: string, ...args: string[]) =>
   run('git', ['-c', 'user.name=nbserve test', '-c', 'user.email=test@example.invalid', ...args], { cwd });
 

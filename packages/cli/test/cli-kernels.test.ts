@@ -1,7 +1,7 @@
 import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { floodKernelArgv } from '../../core/test/fixtures/flood-kernelspec.js';
+import { floodKernelArgv } from '../../../testing/flood-kernelspec.js';
 import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /** Alive per /proc (a zombie or a missing entry counts as gone). */

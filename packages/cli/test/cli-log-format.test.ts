@@ -8,9 +8,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scrape } from '../../../testing/prometheus.js';
+import { TOKEN } from '../../../testing/token.js';
 import { type Cli, type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
-
-const TOKEN = 'f00dcafef00dcafef00dcafef00dcafef00dcafef00dcafe';
 
 interface LogEntry {
   time: string;

@@ -8,10 +8,10 @@ import { KernelManager, type KernelMessage, ServerConnection } from '@jupyterlab
 import { parse } from 'acorn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { TOKEN } from '../../../testing/token.js';
 import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
-const TOKEN = 'package-test-token';
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
 
 /**

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../../../testing/certs.js';
 import { FLAGS } from '../src/flags.js';
 import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
@@ -252,26 +253,11 @@ describe('bad option values that only the server can judge', () => {
 
 describe('HTTPS from the command line', () => {
   it('--certfile and --keyfile serve https and print an https URL', async () => {
-    const certfile = path.join(dirs.dir, 'cert.pem');
-    const keyfile = path.join(dirs.dir, 'key.pem');
-    const { execFileSync } = await import('node:child_process');
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'].concat([
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        keyfile,
-        '-out',
-        certfile,
-      ]),
-      { stdio: 'ignore' },
-    );
+    const { certfile, keyfile, cert: ca } = await selfSignedCert(dirs.dir);
     const cli = runCli([...isolated(dirs), `--certfile=${certfile}`, `--keyfile=${keyfile}`, dirs.root]);
     const url = await cli.url;
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
     const https = await import('node:https');
-    const ca = await fs.readFile(certfile);
     const status = await new Promise<number>((resolve, reject) => {
       https
         .get(`${url.split('?')[0]}api`, { ca }, (res) => {

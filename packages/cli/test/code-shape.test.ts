@@ -54,6 +54,47 @@ function definesFunction(text: string, name: string): boolean {
 /** `isObject` written out by hand instead of imported. */
 const INLINE_IS_OBJECT = /typeof (\w+) === 'object' && \1 !== null && !Array\.isArray\(\1\)/;
 
+/** Every TypeScript file of the tests: each package's `test/` folder and the shared kit in `testing/`. */
+async function testFiles(): Promise<string[]> {
+  const packages = await fs.readdir(path.join(REPO, 'packages'), { withFileTypes: true });
+  const files: string[] = [];
+  for (const p of packages) {
+    const test = path.join('packages', p.name, 'test');
+    if (p.isDirectory() && (await fs.stat(path.join(REPO, test)).catch(() => undefined))?.isDirectory())
+      files.push(...(await filesUnder(test)));
+  }
+  files.push(...(await filesUnder('testing')));
+  return files.filter((file) => file.endsWith('.ts'));
+}
+
+/** The relative modules a file imports or re-exports (statically or with `import()`). */
+function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  for (const [, from] of text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+['"](\.{1,2}\/[^'"]*)['"]/gm))
+    found.push(from ?? '');
+  for (const [, from] of text.matchAll(/import\(\s*['"](\.{1,2}\/[^'"]*)['"]/g)) found.push(from ?? '');
+  return found;
+}
+
+/** `packages/<name>/test/…` -> `<name>`; anything else -> undefined. */
+function testPackageOf(file: string): string | undefined {
+  return /^packages\/([^/]+)\/test\//.exec(file)?.[1];
+}
+
+/** The test token, a string constant named TOKEN: defined in testing/token.ts only. */
+const TOKEN_DEFINITION = /^\s*(?:export\s+)?(?:const|let|var)\s+TOKEN\s*=\s*['"`]/m;
+
+/**
+ * A helper module (not a test file) that builds an nbserve app for tests: it imports nbserve's
+ * http package (or its sources) and calls `createApp`, `serve` or `listen`. Only testing/server.ts
+ * may; tests of `serve` itself call it in their own file.
+ */
+function isServerStarter(file: string, text: string): boolean {
+  if (file.endsWith('.test.ts')) return false;
+  const http = /from\s+['"](?:@nbserve\/http|(?:\.\.\/)+(?:http\/)?src\/(?:app|serve|index)\.js)['"]/.test(text);
+  return http && /(?<![.\w])(?:createApp|serve|listen)\(/.test(text);
+}
+
 function lineCount(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
@@ -107,7 +148,53 @@ describe('the shape of the code', () => {
     expect(inline).toEqual([]);
   });
 
+  it("keeps each package's tests out of other packages' test folders: shared helpers live in testing/", async () => {
+    const files = await testFiles();
+    expect(files).toEqual(expect.arrayContaining(['testing/server.ts', 'packages/http/test/base-url-matrix.test.ts']));
+    const offenders: string[] = [];
+    for (const file of files) {
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      for (const from of relativeImports(text)) {
+        const target = path.relative(REPO, path.resolve(REPO, path.dirname(file), from));
+        const owner = testPackageOf(target);
+        if (owner !== undefined && owner !== testPackageOf(file)) offenders.push(`${file}: ${from}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('defines the test token once (testing/token.ts) and the test server starters once (testing/server.ts)', async () => {
+    const tokens: string[] = [];
+    const starters: string[] = [];
+    const tests = await testFiles();
+    for (const file of [...tests, ...(await filesUnder('scripts'))]) {
+      if (!file.endsWith('.ts')) continue;
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      if (TOKEN_DEFINITION.test(text)) tokens.push(file);
+      if (tests.includes(file) && isServerStarter(file, text)) starters.push(file);
+    }
+    expect(tokens).toEqual(['testing/token.ts']);
+    expect(starters).toEqual(['testing/server.ts']);
+  });
+
   it('finds what the checks above look for', () => {
+    expect(relativeImports("import { a } from '../../http/test/x.js';\nawait import('./y.js');")).toEqual([
+      '../../http/test/x.js',
+      './y.js',
+    ]);
+    expect(testPackageOf('packages/http/test/x.ts')).toBe('http');
+    expect(testPackageOf('testing/server.ts')).toBeUndefined();
+    expect(TOKEN_DEFINITION.test("const TOKEN = 'abc';")).toBe(true);
+    expect(TOKEN_DEFINITION.test("export const TOKEN = 'abc';")).toBe(true);
+    expect(TOKEN_DEFINITION.test("export const NOTEBOOK6_TOKEN = 'abc';")).toBe(false);
+    expect(TOKEN_DEFINITION.test("import { TOKEN } from '../../../testing/token.js';")).toBe(false);
+    const starter = "import { serve } from '../src/serve.js';\nexport const start = () => serve({ port: 0 });";
+    expect(isServerStarter('packages/http/test/kernels-fixture.ts', starter)).toBe(true);
+    expect(isServerStarter('packages/web/test/harness.ts', starter.replace('../src/', '../../http/src/'))).toBe(true);
+    expect(isServerStarter('packages/http/test/app-tls.test.ts', starter)).toBe(false);
+    expect(isServerStarter('testing/notebook6.ts', "import { spawn } from 'node:child_process';")).toBe(false);
+    const double = "import { hubConfigFromEnv } from '@nbserve/http';\nserver.listen(0, '127.0.0.1');";
+    expect(isServerStarter('testing/hub-double.ts', double)).toBe(false);
     expect(definesFunction('export function isObject(value: unknown) {}', 'isObject')).toBe(true);
     expect(definesFunction('const isObject = (v: unknown) => true;', 'isObject')).toBe(true);
     expect(definesFunction('function isPlainObject(v) {}', 'isObject')).toBe(false);

@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { v3CodeCell, v3Notebook, v3Pyout, v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import {
   ContentsManager,
   type ContentsModel,
@@ -27,12 +28,8 @@ async function fsStore(): Promise<ContentsStore> {
 /** As served: notebooks this server saved from trusted cells come back with trusted code cells. */
 const served = (nb: Record<string, unknown>) => markCells(nb, true);
 
-const notebook = (source = 'print(1)') => ({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, outputs: [], execution_count: null }],
-  metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+const notebook = (source = 'print(1)') =>
+  v4Notebook([v4CodeCell(source)], { kernelspec: { name: 'python3', display_name: 'Python 3' } });
 
 async function expectError(promise: Promise<unknown>, kind: string, message?: string | RegExp, reason?: string) {
   const error = await promise.then(
@@ -200,30 +197,10 @@ describe.each([
   });
 
   it('upgrades nbformat 3 notebooks to v4 on read', async () => {
-    const v3 = {
-      nbformat: 3,
-      nbformat_minor: 0,
-      metadata: { name: 'old' },
-      worksheets: [
-        {
-          cells: [
-            { cell_type: 'heading', level: 2, source: 'Title', metadata: {} },
-            {
-              cell_type: 'code',
-              language: 'python',
-              input: 'x',
-              prompt_number: 3,
-              collapsed: false,
-              metadata: {},
-              outputs: [
-                { output_type: 'pyout', prompt_number: 3, text: '1', metadata: {} },
-                { output_type: 'stream', stream: 'stdout', text: 'hi\n' },
-              ],
-            },
-          ],
-        },
-      ],
-    };
+    const v3 = v3Notebook('old', [
+      { cell_type: 'heading', level: 2, source: 'Title', metadata: {} },
+      v3CodeCell('x', 3, [v3Pyout(3, '1'), { output_type: 'stream', stream: 'stdout', text: 'hi\n' }]),
+    ]);
     await cm.save('old.ipynb', { type: 'file', format: 'text', content: JSON.stringify(v3) });
     const model = await cm.get('old.ipynb');
     expect(model.message).toBeUndefined();

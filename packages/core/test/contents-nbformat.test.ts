@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { invalidNotebook } from '../../../testing/notebooks.js';
 import { readNotebook, serializeNotebook, toNotebookV4, validateNotebookV4 } from '../src/index.js';
 
 /** Runs real nbformat (Debian python3-nbformat) on stdin; the reference for the on-disk layout. */
@@ -248,7 +249,7 @@ describe('nbformat on disk', () => {
 
   it('reads a v4 notebook that does not validate, with the reason (Jupyter serves it to be repaired)', () => {
     // Notebook 6.4's test_get_nb_invalid: no nbformat_minor, an unknown cell type
-    const invalid = { nbformat: 4, metadata: {}, cells: [{ cell_type: 'wrong', metadata: {} }] };
+    const invalid = invalidNotebook();
     const parsed = readNotebook(new TextEncoder().encode(JSON.stringify(invalid)), 'invalid.ipynb');
     expect(parsed.notebook).toEqual(invalid);
     expect(parsed.validationMessage).toMatch(/^Notebook validation failed: .*nbformat_minor/);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type GatewayStub, startGatewayStub } from '../../../testing/gateway-stub.js';
+import { runOnClient } from '../../../testing/kernels.js';
 import {
   GatewayClient,
   GatewayKernelSpecs,
@@ -16,7 +17,6 @@ import {
   kernelStartEnv,
   NbserveError,
 } from '../src/index.js';
-import { runOnClient } from './helpers/kernel-harness.js';
 
 describe('kernelStartEnv', () => {
   it('forwards KERNEL_* and allowed names of the server and the start, then fills in what is missing', () => {

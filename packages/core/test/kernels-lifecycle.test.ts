@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';
+import { waitFor } from '../../../testing/wait.js';
 import { type Kernel, KernelManager, LocalProvisioner, protocol } from '../src/index.js';
-import { createKernelHarness, runOnClient } from './helpers/kernel-harness.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
 
@@ -12,20 +13,12 @@ afterAll(async () => {
   await h.dispose();
 });
 
-async function until(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('kernel lifecycle with the flood kernel', () => {
   it('interrupts by interrupt_request on control when interrupt_mode is message', async () => {
     const kernel = await h.manager.start({ name: 'flood' });
     const client = kernel.createClient();
     const running = runOnClient(kernel, client, 'execute_request', { code: 'sleep 20000' });
-    await until(() => kernel.executionState === 'busy');
+    await waitFor(() => kernel.executionState === 'busy', { timeoutMs: 20_000 });
     await h.manager.interrupt(kernel.id);
     const { reply } = await running;
     expect(reply.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
@@ -51,7 +44,7 @@ describe('kernel lifecycle with the flood kernel', () => {
     kernel.onLifecycle((e) => events.push(e));
     const removed: string[] = [];
     const off = h.manager.onRemoved((id) => removed.push(id));
-    await until(() => removed.includes(kernel.id), 50_000);
+    await waitFor(() => removed.includes(kernel.id), { timeoutMs: 50_000 });
     expect(events.filter((e) => e === 'restarting').length).toBeGreaterThanOrEqual(1);
     expect(events.at(-1)).toBe('dead');
     expect(kernel.executionState).toBe('dead');
@@ -97,12 +90,14 @@ describe('kernel lifecycle with the flood kernel', () => {
 
   it('a kernel shut down while starting does not survive: start fails, no process or files', async () => {
     const starting = h.manager.start({ name: 'flood' });
-    await until(() => h.manager.list().length === 1);
+    await waitFor(() => h.manager.list().length === 1, { timeoutMs: 20_000 });
     const [model] = h.manager.list();
     await h.manager.shutdown(model?.id as string);
     await expect(starting).rejects.toMatchObject({ kind: 'gone' });
     expect(h.manager.list()).toEqual([]);
-    await until(() => readdirSync(h.runtimeDir).filter((f) => f.includes(model?.id as string)).length === 0);
+    await waitFor(() => readdirSync(h.runtimeDir).filter((f) => f.includes(model?.id as string)).length === 0, {
+      timeoutMs: 20_000,
+    });
   });
 
   it('refuses an unknown kernel name and a path outside the root', async () => {

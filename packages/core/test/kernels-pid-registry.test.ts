@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../testing/wait.js';
 import { isProcessAlive, PidRegistry, signalGroup } from '../src/index.js';
 import { processStartTime } from '../src/kernels/process-group.js';
 
@@ -15,14 +16,6 @@ afterEach(() => {
   }
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-async function until(predicate: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A detached process (its own process group, as kernels are spawned). */
 function detached(command: string, args: string[]): ChildProcess & { pid: number } {
@@ -67,7 +60,7 @@ describe('orphan reaper', () => {
     writeOrphanRecord(dir, 'orphan', orphan.pid, processStartTime(orphan.pid) ?? null, await deadServerPid());
     writeFileSync(path.join(dir, 'nbserve-kernel-garbage.pid.json'), 'not json');
     expect(registry.reapOrphans()).toEqual(['orphan']);
-    await until(() => !isProcessAlive(orphan.pid));
+    await waitFor(() => !isProcessAlive(orphan.pid), { timeoutMs: 10_000 });
     expect(isProcessAlive(kept.pid)).toBe(true);
     expect(existsSync(path.join(dir, 'kernel-orphan.json'))).toBe(false);
     expect(readdirSync(dir).sort()).toEqual(['nbserve-kernel-kept.pid.json']);
@@ -81,7 +74,7 @@ describe('orphan reaper', () => {
     const exited = detached('sleep', ['60']);
     const exitedStart = processStartTime(exited.pid) ?? null;
     exited.kill('SIGKILL');
-    await until(() => state(exited.pid) === 'gone');
+    await waitFor(() => state(exited.pid) === 'gone', { timeoutMs: 10_000 });
     writeOrphanRecord(dir, 'exited', exited.pid, exitedStart, serverPid);
 
     // A kernel that is a zombie, alone in its process group: `setsid` makes `sleep 0` a group
@@ -90,7 +83,7 @@ describe('orphan reaper', () => {
     const zombie = await new Promise<number>((resolve) =>
       parent.stdout?.once('data', (d) => resolve(Number(String(d)))),
     );
-    await until(() => state(zombie) === 'Z');
+    await waitFor(() => state(zombie) === 'Z', { timeoutMs: 10_000 });
     writeOrphanRecord(dir, 'zombie', zombie, processStartTime(zombie) ?? null, serverPid);
 
     // Pids that now belong to other programs: the start time differs, or was never known.
@@ -104,7 +97,7 @@ describe('orphan reaper', () => {
     writeOrphanRecord(dir, 'live', live.pid, processStartTime(live.pid) ?? null, serverPid);
 
     expect(new PidRegistry(dir).reapOrphans()).toEqual(['live']);
-    await until(() => !isProcessAlive(live.pid));
+    await waitFor(() => !isProcessAlive(live.pid), { timeoutMs: 10_000 });
     for (const other of [recycled, unknown, parent]) expect(isProcessAlive(other.pid)).toBe(true);
     // every orphan record and connection file is gone, counted or not
     expect(readdirSync(dir)).toEqual([]);

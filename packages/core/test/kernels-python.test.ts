@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';
 import { isProcessAlive, type Kernel, protocol } from '../src/index.js';
-import { createKernelHarness, runOnClient } from './helpers/kernel-harness.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
 let kernel: Kernel;

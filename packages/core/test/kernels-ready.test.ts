@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFloodKernelSpec } from '../../../testing/flood-kernelspec.js';
 import { KernelManager, KernelSpecManager, LocalProvisioner } from '../src/index.js';
-import { writeFloodKernelSpec } from './fixtures/flood-kernelspec.js';
 
 const SERVE_AFTER_MS = 3000;
 const IDLE_DELAY_MS = 300;

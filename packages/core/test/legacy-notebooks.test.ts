@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
 import {
   ContentsManager,
   downgradeV4ToV3,
@@ -12,33 +13,15 @@ import {
   upgradeV3ToV4,
 } from '../src/index.js';
 
-const V3_NOTEBOOK = {
-  metadata: { name: 'FromOld' },
-  nbformat: 3,
-  nbformat_minor: 0,
-  worksheets: [
-    {
-      metadata: {},
-      cells: [
-        { cell_type: 'heading', level: 1, metadata: {}, source: 'Hello' },
-        {
-          cell_type: 'code',
-          collapsed: false,
-          input: 'print(1)\n1+1',
-          language: 'python',
-          metadata: {},
-          prompt_number: 4,
-          outputs: [
-            { output_type: 'stream', stream: 'stdout', text: '1\n' },
-            { output_type: 'pyout', prompt_number: 4, text: '2', html: '<b>2</b>', metadata: {} },
-            { output_type: 'pyerr', ename: 'E', evalue: 'v', traceback: ['tb'] },
-          ],
-        },
-        { cell_type: 'markdown', metadata: {}, source: 'some *text*' },
-      ],
-    },
-  ],
-};
+const V3_NOTEBOOK = v3Notebook('FromOld', [
+  { cell_type: 'heading', level: 1, metadata: {}, source: 'Hello' },
+  v3CodeCell('print(1)\n1+1', 4, [
+    { output_type: 'stream', stream: 'stdout', text: '1\n' },
+    v3Pyout(4, '2', { html: '<b>2</b>' }),
+    { output_type: 'pyerr', ename: 'E', evalue: 'v', traceback: ['tb'] },
+  ]),
+  { cell_type: 'markdown', metadata: {}, source: 'some *text*' },
+]);
 
 async function kindOf(p: Promise<unknown>): Promise<string | undefined> {
   const error = await p.then(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKernelHarness } from '../../../testing/kernels.js';
 import { MemorySessionStore, NbserveError, pathFromNotebookField, SessionManager } from '../src/index.js';
-import { createKernelHarness } from './helpers/kernel-harness.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
 let sessions: SessionManager;

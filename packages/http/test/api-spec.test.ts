@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 import { apiContentSecurityPolicy } from '../src/middleware/security-headers.js';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  type Transport,
-} from './contents-fixture.js';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
 
@@ -72,18 +66,18 @@ function specRegExp(template: string): RegExp {
 }
 
 describe('/api/spec.yaml', () => {
-  let fx: ContentsFixture;
+  let fx: TestServer;
   let spec: Spec;
   let routes: Route[];
 
   beforeAll(async () => {
-    fx = await makeContentsFixture();
-    const res = await inProcess(fx.app).request('GET', '/api/spec.yaml');
+    fx = await startServer();
+    const res = await fx.request('/api/spec.yaml');
     expect(res.status).toBe(200);
     spec = parse(await res.text()) as Spec;
     routes = fx.app.routes.filter((r) => r.path === '/api' || r.path.startsWith('/api/'));
   });
-  afterAll(() => fx.cleanup());
+  afterAll(() => fx.close());
 
   /** The path parameters of an operation, `$ref`s resolved. */
   function parametersOf(item: PathItem, operation: Operation): Parameter[] {
@@ -166,25 +160,22 @@ describe('/api/spec.yaml', () => {
   });
 });
 
-describe.each(['in-process', 'socket'])('GET /api/spec.yaml over %s', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('GET /api/spec.yaml over %s', (kind) => {
+  let fx: TestServer;
+  let send: Send;
   beforeAll(async () => {
-    fx = await makeContentsFixture({ baseUrl: '/a%40b/' });
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    fx = await startServer({ baseUrl: '/a%40b/' });
+    send = fx.send(kind);
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   it('is served as text/x-yaml with the API policy, and only with a login', async () => {
-    const res = await t.request('GET', '/a%40b/api/spec.yaml');
+    const res = await send('/a%40b/api/spec.yaml');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/x-yaml');
     expect(res.headers.get('content-security-policy')).toBe(apiContentSecurityPolicy('/a%40b/'));
     expect((parse(await res.text()) as Spec).paths['/api/contents/{path}']).toBeDefined();
-    const anonymous = await t.request('GET', '/a%40b/api/spec.yaml', { headers: { Authorization: '' } });
+    const anonymous = await send('/a%40b/api/spec.yaml', { headers: { Authorization: '' } });
     expect(anonymous.status).toBe(403);
     expect(await anonymous.json()).toMatchObject({ message: expect.any(String), reason: null });
   });

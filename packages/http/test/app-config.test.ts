@@ -2,8 +2,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { recursiveUpdate } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { type RunningServer, serve } from '../src/serve.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 const auth = { Authorization: `token ${TOKEN}`, 'content-type': 'application/json' };
 
@@ -114,16 +115,16 @@ function configCases(name: string, setup: () => Promise<{ send: Send; dir: () =>
 }
 
 configCases('in-process', async () => {
-  const f: Fixture = await makeFixture();
+  const f: TestApp = await createTestApp();
   return {
     send: (t, init) => Promise.resolve(f.app.request(`http://localhost${t}`, init)),
     dir: () => f.dir,
-    done: f.cleanup,
+    done: f.close,
   };
 });
 
 configCases('real server', async () => {
-  const f: Fixture = await makeFixture();
+  const f: TestApp = await createTestApp();
   const running: RunningServer = await serve({
     root: `${f.dir}/root`,
     configDir: `${f.dir}/config`,
@@ -137,7 +138,7 @@ configCases('real server', async () => {
     dir: () => f.dir,
     done: async () => {
       await running.close();
-      await f.cleanup();
+      await f.close();
     },
   };
 });

@@ -3,17 +3,18 @@ import path from 'node:path';
 import { ConfigSectionManager, ConfigWithDefaults, ServerConnection, UserAPI } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { type RunningServer, serve } from '../src/serve.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 /** JupyterLab's own client library against a live nbserve: config sections, the user, raw requests. */
 describe('@jupyterlab/services against the foundation routes', () => {
-  let f: Fixture;
+  let f: TestApp;
   let running: RunningServer;
   let serverSettings: ServerConnection.ISettings;
 
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
     running = await serve({
       root: path.join(f.dir, 'root'),
       configDir: path.join(f.dir, 'config'),
@@ -32,7 +33,7 @@ describe('@jupyterlab/services against the foundation routes', () => {
   });
   afterAll(async () => {
     await running.close();
-    await f.cleanup();
+    await f.close();
   });
 
   it('ConfigSectionManager loads and updates a section; the file on disk follows', async () => {

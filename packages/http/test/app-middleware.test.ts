@@ -1,18 +1,19 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { redactUrl } from '../src/middleware/request-log.js';
 import { type RunningServer, serve } from '../src/serve.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 const url = (p: string) => `http://localhost${p}`;
 
 describe('app middleware in-process', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture({ maxBodySize: 1024 });
+    f = await createTestApp({ maxBodySize: 1024 });
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('puts the security headers on every response, errors and redirects included', async () => {
     for (const [target, init] of [
@@ -98,10 +99,10 @@ describe('app middleware in-process', () => {
 });
 
 describe('app middleware over a real socket', () => {
-  let f: Fixture;
+  let f: TestApp;
   let running: RunningServer;
   beforeAll(async () => {
-    f = await makeFixture({ maxBodySize: 1024 });
+    f = await createTestApp({ maxBodySize: 1024 });
     running = await serve({
       root: `${f.dir}/root`,
       configDir: `${f.dir}/config`,
@@ -114,7 +115,7 @@ describe('app middleware over a real socket', () => {
   });
   afterAll(async () => {
     await running.close();
-    await f.cleanup();
+    await f.close();
   });
 
   it('answers /api and /api/status over TCP', async () => {

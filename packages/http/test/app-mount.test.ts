@@ -4,10 +4,11 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { createApp } from '../src/app.js';
 import { normalizeBaseUrl } from '../src/options.js';
 import { attachToServer, KERNEL_WS_PROTOCOL, listen, type RunningServer } from '../src/serve.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 
@@ -40,11 +41,11 @@ function echo(ws: WebSocket, text: string): Promise<string> {
 }
 
 describe('--base-url', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture({ baseUrl: '/nb/' });
+    f = await createTestApp({ baseUrl: '/nb/' });
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('prefixes every route and Location header', async () => {
     expect((await f.app.request('http://localhost/nb/api')).status).toBe(200);
@@ -66,15 +67,15 @@ describe('--base-url', () => {
 });
 
 describe('mounted in a host Hono app', () => {
-  let f: Fixture;
+  let f: TestApp;
   let host: Hono;
   beforeAll(async () => {
-    f = await makeFixture({ baseUrl: '/inner/' });
+    f = await createTestApp({ baseUrl: '/inner/' });
     host = new Hono();
     host.get('/', (c) => c.text('host home'));
     host.route('/tools', f.app);
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('serves under the mount path plus base URL, and Locations include both', async () => {
     expect(await (await host.request('http://localhost/')).text()).toBe('host home');
@@ -121,7 +122,7 @@ describe('mounted in a host Hono app', () => {
 
 describe('prefixes as the client sent them', () => {
   it('a base URL with escapes the router decodes (%20) routes, and Locations and cookies repeat it', async () => {
-    const f = await makeFixture({ baseUrl: '/a%20b/' });
+    const f = await createTestApp({ baseUrl: '/a%20b/' });
     try {
       expect((await f.app.request('http://localhost/a%20b/api/status', { headers: auth })).status).toBe(200);
       const root = await f.app.request(`http://localhost/a%20b/?token=${TOKEN}`, { headers: { accept: 'text/html' } });
@@ -130,12 +131,12 @@ describe('prefixes as the client sent them', () => {
       const page = await f.app.request('http://localhost/a%20b/tree', { headers: auth });
       expect(await page.text()).toContain('"baseUrl":"/a%20b/"');
     } finally {
-      await f.cleanup();
+      await f.close();
     }
   });
 
   it('a host mount with a parameter puts the value the client sent in Locations, not the pattern', async () => {
-    const f = await makeFixture();
+    const f = await createTestApp();
     try {
       const host = new Hono().route('/:tenant', f.app);
       const login = await host.request('http://localhost/acme/tree');
@@ -150,17 +151,17 @@ describe('prefixes as the client sent them', () => {
         '/acme/tree',
       );
     } finally {
-      await f.cleanup();
+      await f.close();
     }
   });
 });
 
 describe('attached to a foreign http.Server', () => {
-  let f: Fixture;
+  let f: TestApp;
   let server: http.Server;
   let base: string;
   beforeAll(async () => {
-    f = await makeFixture({ baseUrl: '/nb/' });
+    f = await createTestApp({ baseUrl: '/nb/' });
     const host = new Hono();
     echoRoute(host, '/nb/echo');
     host.route('/', f.app);
@@ -176,7 +177,7 @@ describe('attached to a foreign http.Server', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    await f.cleanup();
+    await f.close();
   });
 
   it('leaves the host its own routes and serves nbserve under its prefix', async () => {

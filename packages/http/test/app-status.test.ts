@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { serve } from '../src/serve.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 const url = (p: string) => `http://localhost${p}`;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 describe('/api/status and /api/me', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('status has sorted keys, Jupyter timestamps and live counts', async () => {
     f.app.services.activity.countKernels = () => 3;
@@ -91,7 +92,7 @@ describe('/api/status and /api/me', () => {
 
 describe('POST /api/shutdown', () => {
   it('answers, closes the services and stops the real server', async () => {
-    const f = await makeFixture();
+    const f = await createTestApp();
     const running = await serve({
       root: `${f.dir}/root`,
       configDir: `${f.dir}/config`,
@@ -118,7 +119,7 @@ describe('POST /api/shutdown', () => {
       await expect(fetch(`${running.url}api`)).rejects.toThrow();
     } finally {
       await running.close();
-      await f.cleanup();
+      await f.close();
     }
   });
 });

@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { selfSignedCert } from '../../../testing/certs.js';
+import { makeTempDir, removeDir } from '../../../testing/temp.js';
+import { TOKEN } from '../../../testing/token.js';
 import { listen, type RunningServer, serve } from '../src/serve.js';
-import { TOKEN } from './auth-fixture.js';
 
 let dir: string;
 let cert: Buffer;
@@ -14,35 +14,12 @@ let certfile: string;
 let keyfile: string;
 
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-tls-'));
-  certfile = path.join(dir, 'cert.pem');
-  keyfile = path.join(dir, 'key.pem');
+  dir = await makeTempDir();
   // A real self-signed certificate for 127.0.0.1, made by openssl for this run.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyfile,
-      '-out',
-      certfile,
-    ],
-    { stdio: 'ignore' },
-  );
-  cert = await fs.readFile(certfile);
+  ({ certfile, keyfile, cert } = await selfSignedCert(dir));
   await fs.mkdir(path.join(dir, 'root'));
 });
-afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+afterAll(() => removeDir(dir));
 
 function get(url: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(

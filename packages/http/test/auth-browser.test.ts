@@ -1,32 +1,18 @@
-import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
-import { type RunningServer, serve } from '../src/serve.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-const TOKEN = 'browser-auth-token-0123456789abcdef0123456789abcdef';
-
-let dir: string;
-let running: RunningServer;
+let running: TestServer;
 let browser: Browser;
 let evil: http.Server;
 let evilUrl: string;
 
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-auth-browser-'));
-  await fs.mkdir(path.join(dir, 'root'));
-  running = await serve({
-    root: path.join(dir, 'root'),
-    port: 0,
-    token: TOKEN,
-    configDir: path.join(dir, 'config'),
-    dataDir: path.join(dir, 'data'),
-    runtimeDir: path.join(dir, 'runtime'),
-  });
+  running = await startServer();
   browser = await launchChromium();
   // Another origin on the same machine (same site, other port): the attacker's page.
   const target = running.url;
@@ -50,7 +36,6 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => evil?.close(resolve));
   await running?.close();
-  await fs.rm(dir, { recursive: true, force: true });
 });
 
 async function stolenSection(): Promise<unknown> {

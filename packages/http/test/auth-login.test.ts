@@ -1,14 +1,16 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setCookies } from '../../../testing/cookie-jar.js';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { LoginThrottle } from '../src/auth/login-throttle.js';
 import { hashPassword, storePasswordHash, verifyPassword } from '../src/auth/password.js';
-import { type Fixture, makeFixture, setCookies, TOKEN } from './auth-fixture.js';
 
 const url = (p: string) => `http://localhost${p}`;
 
 /** Loads the login page like a browser and returns the cookie jar and the form's hidden _xsrf. */
-async function openLoginPage(f: Fixture, next = '/tree') {
+async function openLoginPage(f: TestApp, next = '/tree') {
   const page = await f.app.request(url(`/login?next=${encodeURIComponent(next)}`));
   const html = await page.text();
   const xsrf = /name="_xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
@@ -16,7 +18,7 @@ async function openLoginPage(f: Fixture, next = '/tree') {
   return { page, html, xsrf, cookie };
 }
 
-async function submitLogin(f: Fixture, password: string, next = '/tree') {
+async function submitLogin(f: TestApp, password: string, next = '/tree') {
   const { xsrf, cookie } = await openLoginPage(f, next);
   return f.app.request(url(`/login?next=${encodeURIComponent(next)}`), {
     method: 'POST',
@@ -31,11 +33,11 @@ function loginCookieOf(res: Response): string {
 }
 
 describe('login page with a token', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('renders a small form with a strict CSP, no script, and sets _xsrf', async () => {
     const { page, html, xsrf } = await openLoginPage(f);
@@ -108,11 +110,11 @@ describe('login page with a token', () => {
 });
 
 describe('password login', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('hashes with scrypt and verifies', async () => {
     const hash = await hashPassword('correct horse');
@@ -144,24 +146,24 @@ describe('password login', () => {
   });
 
   it('with token disabled but a password set, auth stays on', async () => {
-    const g = await makeFixture({ token: '' });
+    const g = await createTestApp({ token: '' });
     try {
       expect((await g.app.request(url('/api/status'))).status).toBe(200);
       await storePasswordHash(path.join(g.dir, 'config'), await hashPassword('pw-only'));
       expect((await g.app.request(url('/api/status'))).status).toBe(403);
       expect((await submitLogin(g, 'pw-only')).status).toBe(302);
     } finally {
-      await g.cleanup();
+      await g.close();
     }
   });
 });
 
 describe('login with auth disabled', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture({ token: '' });
+    f = await createTestApp({ token: '' });
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   it('/login goes to the dashboard (or next)', async () => {
     const res = await f.app.request(url('/login'));
@@ -177,11 +179,11 @@ describe('login with auth disabled', () => {
 });
 
 describe('login form bad input', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   const xsrfHeaders = { cookie: '_xsrf=abcabcabcabc', 'x-xsrftoken': 'abcabcabcabc' };
 
@@ -246,7 +248,7 @@ describe('login throttling', () => {
   });
 
   it('the login route goes through the throttle', async () => {
-    const f = await makeFixture();
+    const f = await createTestApp();
     try {
       const before = f.app.services.auth.loginThrottle.nextDelayMs();
       expect((await submitLogin(f, 'wrong-1')).status).toBe(200);
@@ -254,7 +256,7 @@ describe('login throttling', () => {
       expect((await submitLogin(f, TOKEN)).status).toBe(302);
       expect(f.app.services.auth.loginThrottle.nextDelayMs()).toBe(before);
     } finally {
-      await f.cleanup();
+      await f.close();
     }
   });
 });

@@ -1,26 +1,23 @@
-import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
+import { createTestApp, startServer, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { checkWebSocketOrigin, hostAllowed, originMatches } from '../src/auth/origin.js';
-import { attachToServer, serve } from '../src/serve.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
+import { attachToServer } from '../src/serve.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 
 describe('Origin checks on the API', () => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture({
+    f = await createTestApp({
       allowOrigin: ['https://exact.example.org'],
       allowOriginPattern: 'https://trusted\\.example\\.com',
     });
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
 
   const get = (origin: string | null, host = 'localhost:8888') =>
     f.app.request(`http://${host}/api/status`, {
@@ -129,7 +126,7 @@ describe('Host allow-list against DNS rebinding', () => {
   });
 
   it('the app answers 403 for a rebound Host, even with a valid token', async () => {
-    const f = await makeFixture();
+    const f = await createTestApp();
     try {
       const res = await f.app.request('http://evil.com/api/status', { headers: { ...auth, host: 'evil.com' } });
       expect(res.status).toBe(403);
@@ -137,7 +134,7 @@ describe('Host allow-list against DNS rebinding', () => {
       const ok = await f.app.request('http://localhost/api/status', { headers: { ...auth, host: 'localhost:1234' } });
       expect(ok.status).toBe(200);
     } finally {
-      await f.cleanup();
+      await f.close();
     }
   });
 });
@@ -170,25 +167,22 @@ describe('a Host header that is no host, over a real socket', () => {
   it.each(BAD_HOSTS)(
     'Host %j: 400 for a request and for an upgrade, never 500; the server keeps serving',
     async (host) => {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bad-host-'));
-      const running = await serve({ root: dir, configDir: dir, dataDir: dir, runtimeDir: dir, token: TOKEN, port: 0 });
+      const running = await startServer();
       try {
         for (const target of ['/api/kernels/x/channels', '/api/status']) {
           expect((await raw(running.port, upgrade(target, host))).split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
         }
         const plain = await raw(running.port, ['GET /api/status HTTP/1.1', `Host: ${host}`, 'Connection: close']);
         expect(plain.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-        expect((await fetch(`http://127.0.0.1:${running.port}/api/status`, { headers: auth })).status).toBe(200);
+        expect((await running.fetch('api/status')).status).toBe(200);
       } finally {
         await running.close();
-        await fs.rm(dir, { recursive: true, force: true });
       }
     },
   );
 
   it('the same through attachToServer (nbserve inside a foreign http.Server)', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bad-host-'));
-    const app = createApp({ root: dir, configDir: dir, dataDir: dir, runtimeDir: dir, token: TOKEN });
+    const { app, close } = await createTestApp();
     const server = http.createServer();
     const { handleRequest, detach } = attachToServer(server, app);
     server.on('request', handleRequest);
@@ -201,8 +195,7 @@ describe('a Host header that is no host, over a real socket', () => {
       detach();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await app.close();
-      await fs.rm(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -2,9 +2,11 @@ import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setCookies } from '../../../testing/cookie-jar.js';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import type { NbserveApp } from '../src/app.js';
 import { listen, type RunningServer } from '../src/serve.js';
-import { type Fixture, makeFixture, setCookies, TOKEN } from './auth-fixture.js';
 
 /**
  * Every redirect the server sends, fed hostile targets: wherever a browser would go with the
@@ -125,14 +127,14 @@ async function loginCookiesAt(app: NbserveApp, base: string): Promise<{ cookie: 
 const NAVIGATE = { 'sec-fetch-mode': 'navigate', accept: 'text/html' };
 
 describe.each(BASES)('every redirect stays on the server (base %s)', (base) => {
-  let f: Fixture;
+  let f: TestApp;
   let server: RunningServer;
   let login: { cookie: string; xsrf: string };
   const origin = 'http://localhost';
   const at = (p: string) => `${origin}${base}${p}`;
 
   beforeAll(async () => {
-    f = await makeFixture({ baseUrl: base });
+    f = await createTestApp({ baseUrl: base });
     const root = path.join(f.dir, 'root');
     const notebook = JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] });
     // Names that look like the hostile targets: their page redirects must stay local too.
@@ -147,7 +149,7 @@ describe.each(BASES)('every redirect stays on the server (base %s)', (base) => {
 
   afterAll(async () => {
     await server?.close();
-    await f?.cleanup();
+    await f?.close();
   });
 
   it.each(HOSTILE)('POST /login next=%j (form and query)', async (raw) => {

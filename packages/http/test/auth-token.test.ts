@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, loginCookies, makeFixture, setCookies, TOKEN } from './auth-fixture.js';
+import { setCookies } from '../../../testing/cookie-jar.js';
+import { createTestApp, loginCookies, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-let f: Fixture;
+let f: TestApp;
 beforeAll(async () => {
-  f = await makeFixture();
+  f = await createTestApp();
 });
-afterAll(() => f.cleanup());
+afterAll(() => f.close());
 
 const url = (p: string) => `http://localhost${p}`;
 

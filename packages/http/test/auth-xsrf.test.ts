@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, loginCookies, makeFixture, TOKEN } from './auth-fixture.js';
+import { createTestApp, loginCookies, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-let f: Fixture;
+let f: TestApp;
 let cookie: string;
 let xsrf: string;
 beforeAll(async () => {
-  f = await makeFixture();
+  f = await createTestApp();
   ({ cookie, xsrf } = await loginCookies(f.app));
 });
-afterAll(() => f.cleanup());
+afterAll(() => f.close());
 
 const url = (p: string) => `http://localhost${p}`;
 const put = (headers: Record<string, string>, target = '/api/config/xsrftest') =>
@@ -87,11 +88,11 @@ describe('XSRF protection for cookie-authenticated unsafe requests', () => {
 });
 
 describe('XSRF with auth disabled', () => {
-  let open: Fixture;
+  let open: TestApp;
   beforeAll(async () => {
-    open = await makeFixture({ token: '' });
+    open = await createTestApp({ token: '' });
   });
-  afterAll(() => open.cleanup());
+  afterAll(() => open.close());
 
   it('still requires the XSRF token for unsafe requests (a web page could otherwise drive the server)', async () => {
     const res = await open.app.request(url('/api/config/x'), { method: 'PUT', body: '{}' });

@@ -10,20 +10,17 @@ import path from 'node:path';
 import { ContentsManager, KernelManager, type KernelMessage, SessionManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../../../testing/cookie-jar.js';
+import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { scrape } from '../../../testing/prometheus.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
-import { type Frame, open } from './legacy-ws.js';
+import { type Frame, open } from '../../../testing/ws-recorder.js';
 
 const NAVIGATE = { accept: 'text/html', 'sec-fetch-mode': 'navigate' };
 
 function notebookJson(source: string): string {
-  return JSON.stringify({
-    nbformat: 4,
-    nbformat_minor: 5,
-    metadata: { kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' } },
-    cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, execution_count: null, outputs: [] }],
-  });
+  const kernelspec = { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' };
+  return JSON.stringify(v4Notebook([v4CodeCell(source)], { kernelspec }));
 }
 
 /** The JSON config block of an nbserve page. */
@@ -54,7 +51,9 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
     await fs.mkdir(path.join(profiles, 'profile_default'));
     s = await startServer({
       ...entry,
-      options: { defaultKernelName: 'javascript', profileSearchDirs: [profiles], nbconvertCommand: false },
+      defaultKernelName: 'javascript',
+      profileSearchDirs: [profiles],
+      nbconvertCommand: false,
     });
     await fs.mkdir(path.join(s.root, 'work'));
     await fs.writeFile(path.join(s.root, 'work', 'Demo.ipynb'), notebookJson('const answer = 6 * 7'));

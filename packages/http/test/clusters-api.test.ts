@@ -2,22 +2,22 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 
 const IPCLUSTER = ['/usr/bin/python3', '-m', 'ipyparallel.cluster'];
 
 describe('cluster API at /clusters and /api/clusters', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   let ipythonDir: string;
 
   beforeAll(async () => {
     ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-ipython-')));
     for (const name of ['default', 'beta', 'alpha']) await fs.mkdir(nodePath.join(ipythonDir, `profile_${name}`));
-    s = await startLegacyServer({ ipclusterCommand: IPCLUSTER, profileSearchDirs: [ipythonDir] });
+    s = await startServer({ ipclusterCommand: IPCLUSTER, profileSearchDirs: [ipythonDir] });
   });
   afterAll(async () => {
-    await s.server.app.services.clusters.idle();
-    await s.cleanup();
+    await s.app.services.clusters.idle();
+    await s.close();
     await fs.rm(ipythonDir, { recursive: true, force: true });
   });
 
@@ -91,14 +91,14 @@ describe('cluster API at /clusters and /api/clusters', () => {
 });
 
 describe('clusters without ipcluster installed', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   beforeAll(async () => {
-    s = await startLegacyServer({
+    s = await startServer({
       ipclusterCommand: ['/nonexistent/bin/python3', '-m', 'ipyparallel.cluster'],
       profileSearchDirs: ['/nonexistent-ipython-dir'],
     });
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('answers 503 with an install hint on every route', async () => {
     for (const [method, path] of [

@@ -4,22 +4,23 @@ import * as nodePath from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
-import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 describe("the dashboard's Clusters tab against the cluster API (headless Chromium)", () => {
   let browser: Browser;
-  let s: LegacyServer;
-  let missing: LegacyServer;
+  let s: TestServer;
+  let missing: TestServer;
   let ipythonDir: string;
 
   beforeAll(async () => {
     ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-tab-ipython-')));
     await fs.mkdir(nodePath.join(ipythonDir, 'profile_tab'));
-    s = await startLegacyServer({
+    s = await startServer({
       ipclusterCommand: ['/usr/bin/python3', '-m', 'ipyparallel.cluster'],
       profileSearchDirs: [ipythonDir],
     });
-    missing = await startLegacyServer({
+    missing = await startServer({
       ipclusterCommand: ['/nonexistent/python3', '-m', 'ipyparallel.cluster'],
       profileSearchDirs: [ipythonDir],
     });
@@ -27,14 +28,14 @@ describe("the dashboard's Clusters tab against the cluster API (headless Chromiu
   });
   afterAll(async () => {
     await browser?.close();
-    const clusters = s.server.app.services.clusters;
+    const clusters = s.app.services.clusters;
     await clusters.idle();
     if ((await clusters.get('tab')).status === 'running') {
       await clusters.stop('tab');
       await clusters.idle();
     }
-    await s.cleanup();
-    await missing.cleanup();
+    await s.close();
+    await missing.close();
     await fs.rm(ipythonDir, { recursive: true, force: true });
   });
 
@@ -52,7 +53,7 @@ describe("the dashboard's Clusters tab against the cluster API (headless Chromiu
     expect(await (await s.fetch('/api/clusters/tab')).json()).toMatchObject({ status: 'running', n: 1 });
     await row.locator('button', { hasText: 'Stop' }).click();
     await row.locator('text=stopped').waitFor({ timeout: 30_000 });
-    await s.server.app.services.clusters.idle();
+    await s.app.services.clusters.idle();
     expect(await (await s.fetch('/api/clusters/tab')).json()).toMatchObject({ status: 'stopped' });
     await page.close();
   }, 120_000);

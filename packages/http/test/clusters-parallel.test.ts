@@ -3,8 +3,9 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
-import { open } from './legacy-ws.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
+import { open } from '../../../testing/ws-recorder.js';
 
 const IPCLUSTER = ['/usr/bin/python3', '-m', 'ipyparallel.cluster'];
 
@@ -21,7 +22,7 @@ async function clusterProcesses(profileDir: string): Promise<number> {
 }
 
 describe('a real ipcluster with 2 engines, used from a python3 kernel through nbserve', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   let ipythonDir: string;
   let profileDir: string;
 
@@ -29,20 +30,20 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
     ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-ipyparallel-')));
     profileDir = nodePath.join(ipythonDir, 'profile_par');
     await fs.mkdir(profileDir);
-    s = await startLegacyServer({
+    s = await startServer({
       ipclusterCommand: IPCLUSTER,
       profileSearchDirs: [ipythonDir],
       kernelSpecDirs: ['/usr/share/jupyter/kernels'],
     });
   });
   afterAll(async () => {
-    const clusters = s.server.app.services.clusters;
+    const clusters = s.app.services.clusters;
     await clusters.idle();
     if ((await clusters.get('par')).status === 'running') {
       await clusters.stop('par');
       await clusters.idle();
     }
-    await s.cleanup();
+    await s.close();
     await fs.rm(ipythonDir, { recursive: true, force: true });
   });
 
@@ -63,7 +64,7 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
       id: string;
     };
     const ws = await open(
-      `ws://127.0.0.1:${s.server.port}/api/kernels/${kernel.id}/channels?session_id=${randomUUID()}&token=${TOKEN}`,
+      `ws://127.0.0.1:${s.port}/api/kernels/${kernel.id}/channels?session_id=${randomUUID()}&token=${TOKEN}`,
       { Origin: s.origin },
     );
     const code = [
@@ -118,7 +119,7 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
     expect(stop.status).toBe(200);
     expect(await stop.json()).toEqual({ profile: 'par', profile_dir: profileDir, status: 'stopped' });
     expect((await s.fetch('/clusters/par/stop', { method: 'POST' })).status).toBe(409);
-    await s.server.app.services.clusters.idle();
+    await s.app.services.clusters.idle();
     expect(await (await s.fetch('/clusters/par')).json()).toEqual({
       profile: 'par',
       profile_dir: profileDir,

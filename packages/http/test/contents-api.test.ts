@@ -2,38 +2,27 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { markCells } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  type Transport,
-} from './contents-fixture.js';
+import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
+import { createTestApp, type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const json = { 'Content-Type': 'application/json' };
 
-const notebook = (source: string) => ({
-  cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source, outputs: [], execution_count: null }],
-  metadata: {},
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+const notebook = (source: string) => v4Notebook([v4CodeCell(source)]);
 
-describe.each(['in-process', 'socket'])('/api/contents over %s', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
+  let fx: TestServer;
+  let send: Send;
   beforeAll(async () => {
-    fx = await makeContentsFixture();
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    fx = await startServer();
+    send = fx.send(kind);
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await t.request(method, path, {
+    const res = await send(path, {
+      method,
       ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
       headers: { ...json, ...headers },
     });
@@ -262,46 +251,42 @@ describe.each(['in-process', 'socket'])('/api/contents over %s', (kind) => {
   });
 
   it('/api/notebooks/* redirects every method to /api/contents/* with 307', async () => {
-    const got = await t.request('GET', '/api/notebooks/a%20b.txt?content=0');
+    const got = await send('/api/notebooks/a%20b.txt?content=0');
     expect(got.status).toBe(307);
     expect(got.headers.get('Location')).toBe('/api/contents/a%20b.txt?content=0');
     for (const method of ['PUT', 'POST', 'PATCH', 'DELETE']) {
-      const res = await t.request(method, '/api/notebooks/x.ipynb', { body: '{}', headers: json });
+      const res = await send('/api/notebooks/x.ipynb', { method, body: '{}', headers: json });
       expect(res.status).toBe(307);
       expect(res.headers.get('Location')).toBe('/api/contents/x.ipynb');
     }
-    expect((await t.request('GET', '/api/notebooks')).headers.get('Location')).toBe('/api/contents');
+    expect((await send('/api/notebooks')).headers.get('Location')).toBe('/api/contents');
   });
 });
 
 describe('/api/contents under a base URL, over a socket with fetch following redirects', () => {
-  let fx: ContentsFixture;
-  let t: Transport & { port: number };
+  let fx: TestServer;
   beforeAll(async () => {
-    fx = await makeContentsFixture({ baseUrl: '/lab/x/' });
-    t = await overSocket(fx.app);
+    fx = await startServer({ baseUrl: '/lab/x/' });
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   it('puts the base URL in every Location header', async () => {
     await fs.mkdir(nodePath.join(fx.root, 'dir #1'));
-    const res = await t.request('POST', '/lab/x/api/contents/dir%20%231', {
+    const res = await fx.fetch('/lab/x/api/contents/dir%20%231', {
+      method: 'POST',
       body: JSON.stringify({ type: 'notebook' }),
       headers: json,
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('Location')).toBe('/lab/x/api/contents/dir%20%231/Untitled.ipynb');
-    const redirect = await t.request('GET', '/lab/x/api/notebooks/dir%20%231');
+    const redirect = await fx.fetch('/lab/x/api/notebooks/dir%20%231');
     expect(redirect.headers.get('Location')).toBe('/lab/x/api/contents/dir%20%231');
   });
 
   it('a PUT through /api/notebooks keeps its method and body after the 307', async () => {
-    const res = await fetch(`http://127.0.0.1:${t.port}/lab/x/api/notebooks/via-redirect.txt`, {
+    const res = await fetch(`${fx.origin}/lab/x/api/notebooks/via-redirect.txt`, {
       method: 'PUT',
-      headers: { ...json, Authorization: `token ${(await import('./contents-fixture.js')).TOKEN}` },
+      headers: { ...json, Authorization: `token ${TOKEN}` },
       body: JSON.stringify({ type: 'file', format: 'text', content: 'kept' }),
     });
     expect(res.status).toBe(201);
@@ -311,7 +296,7 @@ describe('/api/contents under a base URL, over a socket with fetch following red
 
 describe('notebook trust over HTTP, kept across restarts', () => {
   it('POST …/trust answers 201 and the signature survives a new app on the same data dir', async () => {
-    const fx = await makeContentsFixture();
+    const fx = await startServer();
     const html = {
       cells: [
         {
@@ -328,34 +313,30 @@ describe('notebook trust over HTTP, kept across restarts', () => {
       nbformat_minor: 5,
     };
     await fs.writeFile(nodePath.join(fx.root, 't.ipynb'), JSON.stringify(html));
-    const first = inProcess(fx.app);
-    const flag = async (t: Transport) => {
-      const body = (await (await t.request('GET', '/api/contents/t.ipynb')).json()) as {
+    const flag = async (send: Send) => {
+      const body = (await (await send('/api/contents/t.ipynb')).json()) as {
         content: { cells: { metadata: { trusted?: boolean } }[] };
       };
       return body.content.cells[0]?.metadata.trusted;
     };
-    expect(await flag(first)).toBe(false);
-    const trusted = await first.request('POST', '/api/contents/t.ipynb/trust');
+    expect(await flag(fx.request)).toBe(false);
+    const trusted = await fx.request('/api/contents/t.ipynb/trust', { method: 'POST' });
     expect(trusted.status).toBe(201);
     expect(await trusted.text()).toBe('');
-    expect(await flag(first)).toBe(true);
-    const missing = await first.request('POST', '/api/contents/nope.ipynb/trust');
+    expect(await flag(fx.request)).toBe(true);
+    const missing = await fx.request('/api/contents/nope.ipynb/trust', { method: 'POST' });
     expect(missing.status).toBe(404);
     // a second app over the same data dir (a restart) still trusts the notebook
-    const { createApp } = await import('../src/app.js');
-    const again = createApp({
+    const again = await createTestApp({
       root: fx.root,
       configDir: nodePath.join(fx.dir, 'config'),
       dataDir: nodePath.join(fx.dir, 'data'),
-      token: (await import('./contents-fixture.js')).TOKEN,
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
     });
-    expect(await flag(inProcess(again))).toBe(true);
+    expect(await flag(again.request)).toBe(true);
     const secret = await fs.stat(nodePath.join(fx.dir, 'data', 'notebook_secret'));
     expect(secret.mode & 0o777).toBe(0o600);
     await again.close();
-    await fx.cleanup();
+    await fx.close();
   });
 });
 
@@ -363,26 +344,25 @@ describe('an embedder’s own store: MemoryStore with memory checkpoints', () =>
   it('serves /api/contents and /files from memory and never touches the root directory', async () => {
     const { MemoryCheckpointStore, MemoryStore } = await import('@nbserve/core');
     const store = new MemoryStore();
-    const fx = await makeContentsFixture({ contentsStore: store, checkpointStore: new MemoryCheckpointStore(store) });
-    const t = await overSocket(fx.app);
+    const fx = await startServer({ contentsStore: store, checkpointStore: new MemoryCheckpointStore(store) });
     try {
-      const put = await t.request('PUT', '/api/contents/mem.ipynb', {
+      const put = await fx.fetch('/api/contents/mem.ipynb', {
+        method: 'PUT',
         body: JSON.stringify({ type: 'notebook', content: notebook('in memory') }),
         headers: json,
       });
       expect(put.status).toBe(201);
-      const got = (await (await t.request('GET', '/api/contents/mem.ipynb')).json()) as { content: unknown };
+      const got = (await (await fx.fetch('/api/contents/mem.ipynb')).json()) as { content: unknown };
       expect(got.content).toEqual(markCells(notebook('in memory'), true));
-      const cps = (await (await t.request('GET', '/api/contents/mem.ipynb/checkpoints')).json()) as unknown[];
+      const cps = (await (await fx.fetch('/api/contents/mem.ipynb/checkpoints')).json()) as unknown[];
       expect(cps).toHaveLength(1);
-      const raw = await t.request('GET', '/files/mem.ipynb');
+      const raw = await fx.fetch('/files/mem.ipynb');
       expect(JSON.parse(await raw.text()).cells[0].source).toEqual(['in memory']);
-      const listing = (await (await t.request('GET', '/api/contents')).json()) as { content: { name: string }[] };
+      const listing = (await (await fx.fetch('/api/contents')).json()) as { content: { name: string }[] };
       expect(listing.content.map((m) => m.name)).toEqual(['mem.ipynb']);
       expect(await fs.readdir(fx.root)).toEqual([]);
     } finally {
-      await t.close();
-      await fx.cleanup();
+      await fx.close();
     }
   });
 });

@@ -1,14 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  snapshotTree,
-  type Transport,
-} from './contents-fixture.js';
+import { v4Notebook } from '../../../testing/notebooks.js';
+import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
+import { snapshotTree } from '../../../testing/temp.js';
 
 interface Case {
   what: string;
@@ -21,7 +16,7 @@ interface Case {
   message?: string | RegExp;
 }
 
-const nb = JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+const nb = JSON.stringify(v4Notebook());
 const text = (content: string) => JSON.stringify({ type: 'file', format: 'text', content });
 
 const CASES: Case[] = [
@@ -524,13 +519,13 @@ const CASES: Case[] = [
   },
 ];
 
-describe.each(['in-process', 'socket'])('bad input over %s: 4xx, Jupyter error body, tree unchanged', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('bad input over %s: 4xx, Jupyter error body, tree unchanged', (kind) => {
+  let fx: TestServer;
+  let send: Send;
   let before: Record<string, string>;
 
   beforeAll(async () => {
-    fx = await makeContentsFixture();
+    fx = await startServer();
     const { dir, root } = fx;
     await fs.writeFile(nodePath.join(root, 'a.txt'), 'A');
     await fs.writeFile(nodePath.join(root, 'bin.dat'), Buffer.from([0xff, 0xfe, 0]));
@@ -554,13 +549,10 @@ describe.each(['in-process', 'socket'])('bad input over %s: 4xx, Jupyter error b
     await fs.symlink('../outside', nodePath.join(root, 'escape'));
     await fs.symlink(nodePath.join(dir, 'outside', 'secret.txt'), nodePath.join(root, 'escape-file'));
     await fs.symlink('../root-secret', nodePath.join(root, 'sib'));
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    send = fx.send(kind);
     before = await contentsTrees();
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   /** The root and its neighbours; the app's own config and data dirs are not contents. */
   async function contentsTrees(): Promise<Record<string, string>> {
@@ -569,7 +561,8 @@ describe.each(['in-process', 'socket'])('bad input over %s: 4xx, Jupyter error b
   }
 
   it.each(CASES)('$what: $method $url -> $status', async (c) => {
-    const res = await t.request(c.method, c.url, {
+    const res = await send(c.url, {
+      method: c.method,
       ...(c.body !== undefined ? { body: c.body } : {}),
       headers: { 'Content-Type': 'application/json', ...c.headers },
     });

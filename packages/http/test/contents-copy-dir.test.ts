@@ -1,14 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  snapshotTree,
-  type Transport,
-} from './contents-fixture.js';
+import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
+import { snapshotTree } from '../../../testing/temp.js';
 
 const MB = 1024 * 1024;
 
@@ -16,12 +10,12 @@ const MB = 1024 * 1024;
  * Copying a directory, as jupyter_server 2.x allows it (Notebook 6.4 refused it: see
  * docs/compatibility.md), capped like jupyter_server's `max_copy_folder_size_mb`.
  */
-describe.each(['in-process', 'socket'])('POST copy_from a directory over %s', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('POST copy_from a directory over %s', (kind) => {
+  let fx: TestServer;
+  let send: Send;
 
   beforeAll(async () => {
-    fx = await makeContentsFixture({ maxCopyFolderSizeMb: 1 });
+    fx = await startServer({ maxCopyFolderSizeMb: 1 });
     const { root } = fx;
     await fs.mkdir(nodePath.join(root, 'small', 'inner'), { recursive: true });
     await fs.writeFile(nodePath.join(root, 'small', 'a.txt'), 'A');
@@ -31,15 +25,12 @@ describe.each(['in-process', 'socket'])('POST copy_from a directory over %s', (k
     await fs.mkdir(nodePath.join(root, 'big', 'two'));
     await fs.writeFile(nodePath.join(root, 'big', 'one', 'x.bin'), Buffer.alloc(0.6 * MB, 2));
     await fs.writeFile(nodePath.join(root, 'big', 'two', 'y.bin'), Buffer.alloc(0.6 * MB, 3));
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    send = fx.send(kind);
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   const copy = (from: string, into = '') =>
-    t.request('POST', `/api/contents${into ? `/${into}` : ''}`, { body: JSON.stringify({ copy_from: from }) });
+    send(`/api/contents${into ? `/${into}` : ''}`, { method: 'POST', body: JSON.stringify({ copy_from: from }) });
 
   it('copies a directory under the cap, nested files included', async () => {
     const res = await copy('small');
@@ -64,16 +55,16 @@ describe.each(['in-process', 'socket'])('POST copy_from a directory over %s', (k
 });
 
 describe('the default cap is 500 MB, as jupyter_server', () => {
-  let fx: ContentsFixture;
+  let fx: TestServer;
   beforeAll(async () => {
-    fx = await makeContentsFixture();
+    fx = await startServer();
     await fs.mkdir(nodePath.join(fx.root, 'big'));
     await fs.writeFile(nodePath.join(fx.root, 'big', 'x.bin'), Buffer.alloc(2 * MB, 1));
   });
-  afterAll(() => fx.cleanup());
+  afterAll(() => fx.close());
 
   it('copies a 2 MB directory', async () => {
-    const res = await inProcess(fx.app).request('POST', '/api/contents', { body: '{"copy_from":"big"}' });
+    const res = await fx.request('/api/contents', { method: 'POST', body: '{"copy_from":"big"}' });
     expect(res.status).toBe(201);
     expect((await fs.stat(nodePath.join(fx.root, 'big-Copy1', 'x.bin'))).size).toBe(2 * MB);
   });

@@ -1,37 +1,26 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { ContentsManager, ServerConnection } from '@jupyterlab/services';
+import { ContentsManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import { type ContentsFixture, makeContentsFixture, overSocket, TOKEN, type Transport } from './contents-fixture.js';
+import { v4MarkdownCell, v4Notebook } from '../../../testing/notebooks.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
 
-const notebook = (source: string) => ({
-  cells: [{ cell_type: 'markdown', id: 'm1', metadata: {}, source }],
-  metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+const notebook = (source: string) =>
+  v4Notebook([v4MarkdownCell(source)], {
+    kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+  });
 
 describe('@jupyterlab/services ContentsManager against a live nbserve', () => {
-  let fx: ContentsFixture;
-  let server: Transport & { port: number };
+  let fx: TestServer;
   let contents: ContentsManager;
 
   beforeAll(async () => {
-    fx = await makeContentsFixture({ baseUrl: '/jl/' });
-    server = await overSocket(fx.app);
-    const serverSettings = ServerConnection.makeSettings({
-      baseUrl: `http://127.0.0.1:${server.port}/jl/`,
-      token: TOKEN,
-      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
-      fetch: globalThis.fetch,
-    });
-    contents = new ContentsManager({ serverSettings });
+    fx = await startServer({ baseUrl: '/jl/' });
+    contents = new ContentsManager({ serverSettings: fx.jupyterSettings() });
   });
   afterAll(async () => {
     contents.dispose();
-    await server.close();
-    await fx.cleanup();
+    await fx.close();
   });
 
   it('creates, saves, reads, renames, copies and deletes notebooks', async () => {

@@ -1,16 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  type Transport,
-} from './contents-fixture.js';
+import { invalidNotebook } from '../../../testing/notebooks.js';
+import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 
-/** Notebook 6.4's test_get_nb_invalid: no nbformat_minor, a cell type nobody knows. */
-const INVALID = { nbformat: 4, metadata: {}, cells: [{ cell_type: 'wrong', metadata: {} }] };
+const INVALID = invalidNotebook();
 
 /** What Notebook 6.4's test_upload_v2 uploads: `nbformat.v2.new_notebook()` with one code cell. */
 const V2 = {
@@ -28,19 +22,16 @@ interface Model {
   message?: string;
 }
 
-describe.each(['in-process', 'socket'])('notebooks Jupyter reads although they are not valid v4, over %s', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('notebooks Jupyter reads although they are not valid v4, over %s', (kind) => {
+  let fx: TestServer;
+  let send: Send;
 
   beforeAll(async () => {
-    fx = await makeContentsFixture();
+    fx = await startServer();
     await fs.mkdir(nodePath.join(fx.root, 'å b'));
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    send = fx.send(kind);
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   const url = (path: string) => `/api/contents/${path.split('/').map(encodeURIComponent).join('/')}`;
 
@@ -48,7 +39,7 @@ describe.each(['in-process', 'socket'])('notebooks Jupyter reads although they a
     const path = 'å b/Validate tést.ipynb';
     await fs.writeFile(nodePath.join(fx.root, path), JSON.stringify(INVALID));
     for (let i = 0; i < 2; i++) {
-      const res = await t.request('GET', url(path));
+      const res = await send(url(path));
       expect(res.status).toBe(200);
       const model = (await res.json()) as Model;
       expect(model.type).toBe('notebook');
@@ -62,14 +53,15 @@ describe.each(['in-process', 'socket'])('notebooks Jupyter reads although they a
       nbformat_minor: 5,
       cells: [{ cell_type: 'markdown', id: 'a', metadata: {}, source: '' }],
     };
-    const put = await t.request('PUT', url(path), { body: JSON.stringify({ type: 'notebook', content: repaired }) });
+    const put = await send(url(path), { method: 'PUT', body: JSON.stringify({ type: 'notebook', content: repaired }) });
     expect(put.status).toBe(200);
     expect(((await put.json()) as Model).message).toBeUndefined();
-    expect(((await (await t.request('GET', url(path))).json()) as Model).message).toBeUndefined();
+    expect(((await (await send(url(path))).json()) as Model).message).toBeUndefined();
   });
 
   it('PUT saves a notebook that does not validate and says why, as jupyter_server does', async () => {
-    const res = await t.request('PUT', url('broken.ipynb'), {
+    const res = await send(url('broken.ipynb'), {
+      method: 'PUT',
       body: JSON.stringify({ type: 'notebook', content: INVALID }),
     });
     expect(res.status).toBe(201);
@@ -80,12 +72,12 @@ describe.each(['in-process', 'socket'])('notebooks Jupyter reads although they a
 
   it('PUT upgrades an nbformat v2 upload to v4 (v2 -> v3 -> v4) and stores v4', async () => {
     const path = 'å b/Upload tést.ipynb';
-    const res = await t.request('PUT', url(path), { body: JSON.stringify({ type: 'notebook', content: V2 }) });
+    const res = await send(url(path), { method: 'PUT', body: JSON.stringify({ type: 'notebook', content: V2 }) });
     expect(res.status).toBe(201);
     const created = (await res.json()) as Model;
     expect(created.type).toBe('notebook');
     expect(created.message).toBeUndefined();
-    const model = (await (await t.request('GET', url(path))).json()) as Model;
+    const model = (await (await send(url(path))).json()) as Model;
     expect(model.content.nbformat).toBe(4);
     expect(model.content.nbformat_minor).toBe(5);
     expect(model.content.cells).toEqual([
@@ -104,7 +96,7 @@ describe.each(['in-process', 'socket'])('notebooks Jupyter reads although they a
 
   it('GET upgrades a v2 notebook stored on disk and says where it came from', async () => {
     await fs.writeFile(nodePath.join(fx.root, 'old.ipynb'), JSON.stringify(V2));
-    const res = await t.request('GET', url('old.ipynb'));
+    const res = await send(url('old.ipynb'));
     expect(res.status).toBe(200);
     const model = (await res.json()) as Model;
     expect(model.content.nbformat).toBe(4);
@@ -114,7 +106,10 @@ describe.each(['in-process', 'socket'])('notebooks Jupyter reads although they a
 
   it('still refuses what is not a notebook at all, and writes nothing', async () => {
     for (const content of [{ nbformat: 4 }, { nbformat: 1, cells: [] }, { nbformat: 2, worksheets: 'x' }]) {
-      const res = await t.request('PUT', url('never.ipynb'), { body: JSON.stringify({ type: 'notebook', content }) });
+      const res = await send(url('never.ipynb'), {
+        method: 'PUT',
+        body: JSON.stringify({ type: 'notebook', content }),
+      });
       expect(res.status, JSON.stringify(content)).toBe(400);
       expect(await res.json()).toMatchObject({ reason: 'bad notebook' });
     }

@@ -1,13 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  type Transport,
-} from './contents-fixture.js';
+import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 
 const png = Buffer.alloc(200_000, 3).toString('base64');
 const onDisk = (source: string) =>
@@ -32,22 +26,19 @@ const onDisk = (source: string) =>
   )}\n`;
 
 /** GET of a notebook answers from cached JSON text while the file is unchanged: same bytes as parsing. */
-describe.each(['in-process', 'socket'])('GET /api/contents/<notebook> over %s', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('GET /api/contents/<notebook> over %s', (kind) => {
+  let fx: TestServer;
+  let send: Send;
   beforeAll(async () => {
-    fx = await makeContentsFixture();
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    fx = await startServer();
+    send = fx.send(kind);
     await fs.writeFile(nodePath.join(fx.root, 'big.ipynb'), onDisk('a = 1'));
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   it('answers the same JSON, headers and model on a repeated GET as on the first', async () => {
-    const first = await t.request('GET', '/api/contents/big.ipynb');
-    const second = await t.request('GET', '/api/contents/big.ipynb?type=notebook&content=1');
+    const first = await send('/api/contents/big.ipynb');
+    const second = await send('/api/contents/big.ipynb?type=notebook&content=1');
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     for (const res of [first, second]) {
@@ -80,7 +71,8 @@ describe.each(['in-process', 'socket'])('GET /api/contents/<notebook> over %s', 
   });
 
   it('serves a save and an edit on disk at once', async () => {
-    const saved = await t.request('PUT', '/api/contents/big.ipynb', {
+    const saved = await send('/api/contents/big.ipynb', {
+      method: 'PUT',
       body: JSON.stringify({
         type: 'notebook',
         format: 'json',
@@ -89,15 +81,15 @@ describe.each(['in-process', 'socket'])('GET /api/contents/<notebook> over %s', 
       headers: { 'Content-Type': 'application/json' },
     });
     expect(saved.status).toBe(200);
-    const afterSave = JSON.parse(await (await t.request('GET', '/api/contents/big.ipynb')).text());
+    const afterSave = JSON.parse(await (await send('/api/contents/big.ipynb')).text());
     expect(afterSave.content.cells[0].source).toBe('b = 2');
     await fs.writeFile(nodePath.join(fx.root, 'big.ipynb'), onDisk('c = 3'));
-    const afterEdit = JSON.parse(await (await t.request('GET', '/api/contents/big.ipynb')).text());
+    const afterEdit = JSON.parse(await (await send('/api/contents/big.ipynb')).text());
     expect(afterEdit.content.cells[0].source).toBe('c = 3');
   });
 
   it('?hash=1 still hashes the stored bytes', async () => {
-    const res = await t.request('GET', '/api/contents/big.ipynb?hash=1');
+    const res = await send('/api/contents/big.ipynb?hash=1');
     const model = JSON.parse(await res.text());
     expect(model.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(res.headers.get('ETag')).toBe(`"${model.hash}"`);

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ContentsFixture, makeContentsFixture, overSocket, TOKEN, type Transport } from './contents-fixture.js';
+import { freePort } from '../../../testing/ports.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { waitFor } from '../../../testing/wait.js';
 
 /**
  * Differential test: the same sequence of Contents API requests against the real jupyter_server
@@ -174,20 +175,11 @@ async function run(send: (step: Step) => Promise<Response>): Promise<Observed[]>
   return observed;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
   let jupyterDir: string;
   let jupyter: ChildProcess;
   let jupyterPort: number;
-  let fx: ContentsFixture;
-  let nbserve: Transport;
+  let fx: TestServer;
 
   beforeAll(async () => {
     jupyterDir = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-parity-'));
@@ -219,18 +211,15 @@ describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
         },
       },
     );
-    const deadline = Date.now() + 40_000;
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${jupyterPort}/api`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error('jupyter_server did not start');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    fx = await makeContentsFixture();
-    nbserve = await overSocket(fx.app);
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${jupyterPort}/api`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      { timeoutMs: 40_000, intervalMs: 200, what: 'jupyter_server answering' },
+    );
+    fx = await startServer();
   });
 
   afterAll(async () => {
@@ -247,8 +236,7 @@ describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
         // exited on SIGTERM
       }
     }
-    await nbserve?.close();
-    await fx?.cleanup();
+    await fx?.close();
     await fs.rm(jupyterDir, { recursive: true, force: true });
   });
 
@@ -263,8 +251,9 @@ describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
       }),
     );
     const ours = await run((step) =>
-      nbserve.request(step.method, `/api/contents/${step.path}`, {
-        headers: { Authorization: `token ${TOKEN}`, ...jsonHeaders(step) },
+      fx.fetch(`/api/contents/${step.path}`, {
+        method: step.method,
+        headers: jsonHeaders(step),
         ...(step.body !== undefined ? { body: JSON.stringify(step.body) } : {}),
       }),
     );

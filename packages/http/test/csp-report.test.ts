@@ -2,9 +2,10 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, loginCookies, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { apiContentSecurityPolicy } from '../src/middleware/security-headers.js';
 import { LogBudget, MAX_CSP_REPORT_BYTES, reportLogText } from '../src/routes/api/csp-report.js';
-import { type Fixture, loginCookies, makeFixture, TOKEN } from './auth-fixture.js';
 
 const auth = { Authorization: `token ${TOKEN}` };
 const REPORT = JSON.stringify({
@@ -16,11 +17,11 @@ const REPORT = JSON.stringify({
 });
 
 describe.each(['/', '/a%40b/'])('the API Content-Security-Policy under base URL %s', (base) => {
-  let f: Fixture;
+  let f: TestApp;
   beforeAll(async () => {
-    f = await makeFixture({ baseUrl: base });
+    f = await createTestApp({ baseUrl: base });
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
   const url = (path: string) => `http://localhost${base}${path}`;
 
   it("is jupyter_server's, exactly, on API answers: success, error, unauthenticated", async () => {
@@ -56,13 +57,13 @@ describe.each(['/', '/a%40b/'])('the API Content-Security-Policy under base URL 
 });
 
 describe('POST /api/security/csp-report', () => {
-  let f: Fixture;
+  let f: TestApp;
   let cookie: string;
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
     ({ cookie } = await loginCookies(f.app));
   });
-  afterAll(() => f.cleanup());
+  afterAll(() => f.close());
   const post = (body: string, headers: Record<string, string> = auth) =>
     f.app.request('http://localhost/api/security/csp-report', {
       method: 'POST',
@@ -154,7 +155,7 @@ describe('POST /api/security/csp-report', () => {
   });
 
   it('logs at most 10 reports a minute (a flood costs the log ten lines)', async () => {
-    const fresh = await makeFixture();
+    const fresh = await createTestApp();
     try {
       const send = () =>
         fresh.app.request('http://localhost/api/security/csp-report', { method: 'POST', headers: auth, body: REPORT });
@@ -162,7 +163,7 @@ describe('POST /api/security/csp-report', () => {
       const logged = fresh.logger.lines.filter((line) => line.includes('Content security violation'));
       expect(logged).toHaveLength(10);
     } finally {
-      await fresh.cleanup();
+      await fresh.close();
     }
   });
 });

@@ -1,8 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 import { attachmentHeader } from '../src/routes/attachment.js';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
 
 /** RFC 6266 `filename="…"` and RFC 8187 `filename*=UTF-8''…` of a Content-Disposition header. */
 function parseDisposition(header: string | null): { type: string; fallback: string; exact: string } {
@@ -26,18 +27,18 @@ const NAMES = [
 ];
 
 describe('every download names its file safely (RFC 6266 / RFC 8187)', () => {
-  let f: Fixture;
+  let f: TestApp;
   const get = (url: string) =>
     f.app.request(`http://localhost${url}`, { headers: { authorization: `token ${TOKEN}` } });
 
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
     const notebook = JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] });
     for (const name of NAMES) await fs.writeFile(path.join(f.dir, 'root', name), notebook);
   });
 
   afterAll(async () => {
-    await f?.cleanup();
+    await f?.close();
   });
 
   it.each(NAMES)('%j from /files, /files?download=1, /nbconvert/* and the legacy /notebooks/<id>', async (name) => {

@@ -1,21 +1,15 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ContentsFixture,
-  inProcess,
-  makeContentsFixture,
-  overSocket,
-  type Transport,
-} from './contents-fixture.js';
+import { type Send, startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 
-describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind) => {
-  let fx: ContentsFixture;
-  let t: Transport;
+describe.each(TRANSPORTS)('GET|HEAD /files/<path> over %s', (kind) => {
+  let fx: TestServer;
+  let send: Send;
   const big = Buffer.alloc(3 * 1024 * 1024 + 17);
   beforeAll(async () => {
-    fx = await makeContentsFixture();
-    t = kind === 'socket' ? await overSocket(fx.app) : inProcess(fx.app);
+    fx = await startServer();
+    send = fx.send(kind);
     for (let i = 0; i < big.length; i++) big[i] = (i * 31) % 251;
     const root = fx.root;
     await fs.writeFile(nodePath.join(root, 'notes.txt'), 'plain text\n');
@@ -28,13 +22,10 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
     await fs.mkdir(nodePath.join(root, 'dir ü'));
     await fs.writeFile(nodePath.join(root, 'dir ü', 'résumé (1).txt'), 'nested');
   });
-  afterAll(async () => {
-    await t.close();
-    await fx.cleanup();
-  });
+  afterAll(() => fx.close());
 
   it('serves text with charset, nosniff, a sandbox CSP and Last-Modified', async () => {
-    const res = await t.request('GET', '/files/notes.txt');
+    const res = await send('/files/notes.txt');
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toBe('text/plain; charset=UTF-8');
     expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
@@ -46,81 +37,81 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
   });
 
   it('sandboxes HTML so its scripts cannot reach the API', async () => {
-    const res = await t.request('GET', '/files/page.html');
+    const res = await send('/files/page.html');
     expect(res.headers.get('Content-Type')).toBe('text/html');
     expect(res.headers.get('Content-Security-Policy')).toMatch(/^sandbox allow-scripts/);
     expect(await res.text()).toBe('<script>alert(1)</script>');
   });
 
   it('sniffs files without a known extension', async () => {
-    const text = await t.request('GET', '/files/README');
+    const text = await send('/files/README');
     expect(text.headers.get('Content-Type')).toBe('text/plain; charset=UTF-8');
     expect(await text.text()).toBe('no extension, but text ✓');
-    const binary = await t.request('GET', '/files/blob');
+    const binary = await send('/files/blob');
     expect(binary.headers.get('Content-Type')).toBe('application/octet-stream');
     expect(Buffer.from(await binary.arrayBuffer())).toEqual(Buffer.from([0, 1, 2, 3, 0xff]));
   });
 
   it('streams large binaries intact', async () => {
-    const res = await t.request('GET', '/files/big.bin');
+    const res = await send('/files/big.bin');
     expect(res.headers.get('Content-Length')).toBe(String(big.length));
     expect(Buffer.from(await res.arrayBuffer()).equals(big)).toBe(true);
   });
 
   it('sends notebooks and ?download=1 as attachments', async () => {
-    const nb = await t.request('GET', '/files/n.ipynb');
+    const nb = await send('/files/n.ipynb');
     expect(nb.headers.get('Content-Type')).toBe('application/x-ipynb+json');
     expect(nb.headers.get('Content-Disposition')).toBe(`attachment; filename="n.ipynb"; filename*=UTF-8''n.ipynb`);
-    const dl = await t.request('GET', '/files/dir%20%C3%BC/r%C3%A9sum%C3%A9%20(1).txt?download=1');
+    const dl = await send('/files/dir%20%C3%BC/r%C3%A9sum%C3%A9%20(1).txt?download=1');
     expect(dl.status).toBe(200);
     expect(dl.headers.get('Content-Disposition')).toBe(
       `attachment; filename="resume (1).txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%281%29.txt`,
     );
     expect(await dl.text()).toBe('nested');
-    const inline = await t.request('GET', '/files/notes.txt?download=0');
+    const inline = await send('/files/notes.txt?download=0');
     expect(inline.headers.get('Content-Disposition')).toBeNull();
   });
 
   it('serves byte ranges for seeking and resumed downloads', async () => {
     await fs.writeFile(nodePath.join(fx.root, 'clip.mp4'), Buffer.from('0123456789'));
-    const part = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=2-5' } });
+    const part = await send('/files/clip.mp4', { headers: { Range: 'bytes=2-5' } });
     expect(part.status).toBe(206);
     expect(part.headers.get('Content-Range')).toBe('bytes 2-5/10');
     expect(part.headers.get('Content-Length')).toBe('4');
     expect(part.headers.get('Content-Type')).toBe('video/mp4');
     expect(await part.text()).toBe('2345');
-    const open = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=7-' } });
+    const open = await send('/files/clip.mp4', { headers: { Range: 'bytes=7-' } });
     expect(await open.text()).toBe('789');
-    const suffix = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=-3' } });
+    const suffix = await send('/files/clip.mp4', { headers: { Range: 'bytes=-3' } });
     expect(suffix.headers.get('Content-Range')).toBe('bytes 7-9/10');
     expect(await suffix.text()).toBe('789');
-    const clamped = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=8-100' } });
+    const clamped = await send('/files/clip.mp4', { headers: { Range: 'bytes=8-100' } });
     expect(await clamped.text()).toBe('89');
-    const beyond = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=10-' } });
+    const beyond = await send('/files/clip.mp4', { headers: { Range: 'bytes=10-' } });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('Content-Range')).toBe('bytes */10');
-    const several = await t.request('GET', '/files/clip.mp4', { headers: { Range: 'bytes=0-1,4-5' } });
+    const several = await send('/files/clip.mp4', { headers: { Range: 'bytes=0-1,4-5' } });
     expect(several.status).toBe(200);
     expect(await several.text()).toBe('0123456789');
-    const full = await t.request('GET', '/files/clip.mp4');
+    const full = await send('/files/clip.mp4');
     expect(full.headers.get('Accept-Ranges')).toBe('bytes');
   });
 
   it('answers 304 to a conditional GET of an unchanged file', async () => {
-    const first = await t.request('GET', '/files/notes.txt');
+    const first = await send('/files/notes.txt');
     const lastModified = first.headers.get('Last-Modified') as string;
     await first.arrayBuffer();
-    const again = await t.request('GET', '/files/notes.txt', { headers: { 'If-Modified-Since': lastModified } });
+    const again = await send('/files/notes.txt', { headers: { 'If-Modified-Since': lastModified } });
     expect(again.status).toBe(304);
     expect((await again.arrayBuffer()).byteLength).toBe(0);
     const older = new Date(Date.parse(lastModified) - 60_000).toUTCString();
-    const changed = await t.request('GET', '/files/notes.txt', { headers: { 'If-Modified-Since': older } });
+    const changed = await send('/files/notes.txt', { headers: { 'If-Modified-Since': older } });
     expect(changed.status).toBe(200);
     expect(await changed.text()).toBe('plain text\n');
   });
 
   it('answers HEAD with the headers and no body', async () => {
-    const res = await t.request('HEAD', '/files/big.bin');
+    const res = await send('/files/big.bin', { method: 'HEAD' });
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Length')).toBe(String(big.length));
     expect((await res.arrayBuffer()).byteLength).toBe(0);
@@ -128,7 +119,7 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
 
   it('404s hidden files, directories and missing files without leaking anything', async () => {
     for (const path of ['/files/.secret', '/files/dir%20%C3%BC', '/files/missing.txt', '/files/']) {
-      const res = await t.request('GET', path);
+      const res = await send(path);
       expect(res.status, path).toBe(404);
       expect(await res.text()).not.toContain(fx.root);
     }
@@ -137,28 +128,27 @@ describe.each(['in-process', 'socket'])('GET|HEAD /files/<path> over %s', (kind)
 
 describe('with allowHidden', () => {
   it('lists, reads and serves dot-files, and still keeps escapes out', async () => {
-    const fx = await makeContentsFixture({ allowHidden: true });
-    const t = inProcess(fx.app);
+    const fx = await startServer({ allowHidden: true });
     try {
       await fs.writeFile(nodePath.join(fx.root, '.env'), 'KEY=1');
       await fs.mkdir(nodePath.join(fx.root, '.config'));
-      const listing = (await (await t.request('GET', '/api/contents')).json()) as { content: { name: string }[] };
+      const listing = (await (await fx.request('/api/contents')).json()) as { content: { name: string }[] };
       expect(listing.content.map((m) => m.name).sort()).toEqual(['.config', '.env']);
-      const model = (await (await t.request('GET', '/api/contents/.env')).json()) as { content: string };
+      const model = (await (await fx.request('/api/contents/.env')).json()) as { content: string };
       expect(model.content).toBe('KEY=1');
-      const file = await t.request('GET', '/files/.env');
+      const file = await fx.request('/files/.env');
       expect(file.status).toBe(200);
       expect(await file.text()).toBe('KEY=1');
-      const put = await t.request('PUT', '/api/contents/.config/settings.json', {
+      const put = await fx.request('/api/contents/.config/settings.json', {
+        method: 'PUT',
         body: JSON.stringify({ type: 'file', format: 'text', content: '{}' }),
         headers: { 'Content-Type': 'application/json' },
       });
       expect(put.status).toBe(201);
-      const escaped = await t.request('GET', '/api/contents/.config/..%2F..%2Fetc');
+      const escaped = await fx.request('/api/contents/.config/..%2F..%2Fetc');
       expect(escaped.status).toBe(400);
     } finally {
-      await t.close();
-      await fx.cleanup();
+      await fx.close();
     }
   });
 });

@@ -5,15 +5,8 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startGatewayStub } from '../../../testing/gateway-stub.js';
-import { type KernelServerFixture, startKernelServer } from './kernels-fixture.js';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../../../testing/ports.js';
+import { type StartServerOptions, startServer, type TestServer } from '../../../testing/server.js';
 
 async function timed(request: Promise<Response>): Promise<{ status: number; message: string; ms: number }> {
   const began = Date.now();
@@ -23,39 +16,40 @@ async function timed(request: Promise<Response>): Promise<{ status: number; mess
   return { status: response.status, message, ms: Date.now() - began };
 }
 
-async function withServer(
-  options: Parameters<typeof startKernelServer>[0],
-  run: (fx: KernelServerFixture) => Promise<void>,
-) {
-  const fx = await startKernelServer(options);
+async function withServer(options: StartServerOptions, run: (fx: TestServer) => Promise<void>) {
+  const fx = await startServer({ floodKernels: true, ...options });
   try {
     await run(fx);
   } finally {
-    await fx.cleanup();
+    await fx.close();
   }
 }
 
 describe('a gateway nothing listens at', () => {
   it('answers kernel requests with a quick 503 naming the gateway, and serves contents and pages', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/`;
+    const url = `http://127.0.0.1:${await freePort()}/`;
     await withServer({ gatewayUrl: url }, async (fx) => {
       const expected = `Gateway ${url} is not reachable (ECONNREFUSED); check that it is running`;
       for (const request of [
-        () => fx.api('GET', 'api/kernelspecs'),
-        () => fx.api('GET', 'api/kernelspecs/python3'),
-        () => fx.api('GET', 'kernelspecs/python3/logo-64x64.png'),
-        () => fx.api('POST', 'api/kernels', { name: 'python3' }),
-        () => fx.api('POST', 'api/kernels', {}),
-        () => fx.api('POST', 'api/sessions', { path: 'a.ipynb', type: 'notebook', kernel: { name: 'python3' } }),
+        () => fx.fetch('api/kernelspecs'),
+        () => fx.fetch('api/kernelspecs/python3'),
+        () => fx.fetch('kernelspecs/python3/logo-64x64.png'),
+        () => fx.fetch('api/kernels', { method: 'POST', json: { name: 'python3' } }),
+        () => fx.fetch('api/kernels', { method: 'POST', json: {} }),
+        () =>
+          fx.fetch('api/sessions', {
+            method: 'POST',
+            json: { path: 'a.ipynb', type: 'notebook', kernel: { name: 'python3' } },
+          }),
       ]) {
         const answer = await timed(request());
         expect(answer).toMatchObject({ status: 503, message: expected });
         expect(answer.ms).toBeLessThan(3000);
       }
-      expect((await fx.api('GET', 'api/contents')).status).toBe(200);
-      expect(await (await fx.api('GET', 'api/kernels')).json()).toEqual([]);
-      expect(await (await fx.api('GET', 'api/sessions')).json()).toEqual([]);
-      expect((await fx.api('GET', 'tree')).status).toBe(200);
+      expect((await fx.fetch('api/contents')).status).toBe(200);
+      expect(await (await fx.fetch('api/kernels')).json()).toEqual([]);
+      expect(await (await fx.fetch('api/sessions')).json()).toEqual([]);
+      expect((await fx.fetch('tree')).status).toBe(200);
     });
   });
 });
@@ -70,8 +64,8 @@ describe('a gateway that accepts connections but never answers', () => {
     const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/`;
     try {
       await withServer({ gatewayUrl: url, gatewayRequestTimeout: 1 }, async (fx) => {
-        const specs = timed(fx.api('GET', 'api/kernelspecs'));
-        const contents = await timed(fx.api('GET', 'api/contents'));
+        const specs = timed(fx.fetch('api/kernelspecs'));
+        const contents = await timed(fx.fetch('api/contents'));
         expect(contents.status).toBe(200);
         expect(contents.ms).toBeLessThan(900);
         expect(await specs).toMatchObject({ status: 503, message: `Gateway ${url} did not answer within 1 s` });
@@ -87,25 +81,28 @@ describe('a gateway that accepts connections but never answers', () => {
 describe('a gateway that goes down while its kernels run', () => {
   it('fails shutdown and interrupt with 503 and keeps the kernel listed; the server still stops promptly', async () => {
     const stub = await startGatewayStub();
-    const fx = await startKernelServer({ gatewayUrl: stub.url, gatewayAuthToken: stub.token });
+    const fx = await startServer({ floodKernels: true, gatewayUrl: stub.url, gatewayAuthToken: stub.token });
     try {
-      const started = await fx.api('POST', 'api/kernels', { name: 'python3' });
+      const started = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'python3' } });
       expect(started.status).toBe(201);
       const { id } = await started.json();
       await stub.close();
       const expected = `Gateway ${stub.url} is not reachable (ECONNREFUSED); check that it is running`;
-      expect(await timed(fx.api('DELETE', `api/kernels/${id}`))).toMatchObject({ status: 503, message: expected });
-      expect(await timed(fx.api('POST', `api/kernels/${id}/interrupt`))).toMatchObject({
+      expect(await timed(fx.fetch(`api/kernels/${id}`, { method: 'DELETE' }))).toMatchObject({
         status: 503,
         message: expected,
       });
-      expect((await fx.api('GET', `api/kernels/${id}`)).status).toBe(200);
-      expect((await fx.api('GET', 'api/contents')).status).toBe(200);
+      expect(await timed(fx.fetch(`api/kernels/${id}/interrupt`, { method: 'POST' }))).toMatchObject({
+        status: 503,
+        message: expected,
+      });
+      expect((await fx.fetch(`api/kernels/${id}`)).status).toBe(200);
+      expect((await fx.fetch('api/contents')).status).toBe(200);
     } finally {
       const began = Date.now();
-      await fx.cleanup();
+      await fx.close();
       expect(Date.now() - began).toBeLessThan(5000);
-      expect(fx.warnings.some((w) => w.includes(`Gateway ${stub.url} is not reachable`))).toBe(true);
+      expect(fx.logger.lines.some((w) => w.includes(`Gateway ${stub.url} is not reachable`))).toBe(true);
     }
   });
 });

@@ -5,17 +5,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JupyterServer, startJupyterServer } from '../../../testing/jupyter-server.js';
 import { describeJupyterlabKernelCases, kernelPidByConnectionFile } from '../../../testing/kernel-cases.js';
-import { type KernelServerFixture, startKernelServer } from './kernels-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
 
 let gateway: JupyterServer;
-let fx: KernelServerFixture;
+let fx: TestServer;
 
 beforeAll(async () => {
   gateway = await startJupyterServer();
-  fx = await startKernelServer({ gatewayUrl: gateway.url, gatewayAuthToken: gateway.token });
+  // jupyter_server 1.23 answers a start only once its kernel is ready: slow on a loaded machine.
+  fx = await startServer({
+    floodKernels: true,
+    gatewayUrl: gateway.url,
+    gatewayAuthToken: gateway.token,
+    gatewayRequestTimeout: 150,
+  });
 }, 120_000);
 afterAll(async () => {
-  await fx?.cleanup();
+  await fx?.close();
   await gateway?.close();
 }, 60_000);
 
@@ -25,7 +31,7 @@ function gatewayGet(path: string): Promise<Response> {
 
 describe('kernelspecs from jupyter_server as the gateway', () => {
   it("lists the gateway's specs, not the local ones, with resources served through nbserve", async () => {
-    const mine = await (await fx.api('GET', 'api/kernelspecs')).json();
+    const mine = await (await fx.fetch('api/kernelspecs')).json();
     const theirs = await (await gatewayGet('api/kernelspecs')).json();
     expect(Object.keys(mine.kernelspecs)).toEqual(Object.keys(theirs.kernelspecs));
     expect(mine.kernelspecs.javascript).toBeUndefined();
@@ -33,34 +39,33 @@ describe('kernelspecs from jupyter_server as the gateway', () => {
     expect(mine.kernelspecs.python3.spec).toEqual(theirs.kernelspecs.python3.spec);
     expect(mine.kernelspecs.python3.resources['logo-64x64']).toBe('/kernelspecs/python3/logo-64x64.png');
 
-    const logo = await fx.api('GET', 'kernelspecs/python3/logo-64x64.png');
+    const logo = await fx.fetch('kernelspecs/python3/logo-64x64.png');
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
     const original = await (await gatewayGet('kernelspecs/python3/logo-64x64.png')).arrayBuffer();
     expect(Buffer.from(await logo.arrayBuffer()).equals(Buffer.from(original))).toBe(true);
 
-    expect((await fx.api('GET', 'api/kernelspecs/python3')).status).toBe(200);
-    expect((await fx.api('GET', 'api/kernelspecs/nosuch')).status).toBe(404);
-    expect((await fx.api('GET', 'kernelspecs/python3/nosuch.png')).status).toBe(404);
+    expect((await fx.fetch('api/kernelspecs/python3')).status).toBe(200);
+    expect((await fx.fetch('api/kernelspecs/nosuch')).status).toBe(404);
+    expect((await fx.fetch('kernelspecs/python3/nosuch.png')).status).toBe(404);
   });
 
   it('starts kernels on the gateway and shuts them down there', async () => {
-    const started = await fx.api('POST', 'api/kernels', { name: 'python3' });
+    const started = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'python3' } });
     expect(started.status).toBe(201);
     const { id } = await started.json();
-    const remoteId = fx.server.app.services.kernels.get(id).process?.remote?.id as string;
+    const remoteId = fx.app.services.kernels.get(id).process?.remote?.id as string;
     const onGateway = await (await gatewayGet('api/kernels')).json();
     expect(onGateway.map((k: { id: string }) => k.id)).toContain(remoteId);
-    expect((await fx.api('DELETE', `api/kernels/${id}`)).status).toBe(204);
+    expect((await fx.fetch(`api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await gatewayGet(`api/kernels/${remoteId}`)).status).toBe(404);
   });
 });
 
 describeJupyterlabKernelCases('jupyter_server as the gateway', () => ({
-  settings: (options) => fx.settings(options),
-  api: (method, path, body) => fx.api(method, path, body),
+  server: fx,
   killKernelProcess: async (id) => {
-    const remoteId = fx.server.app.services.kernels.get(id).process?.remote?.id as string;
+    const remoteId = fx.app.services.kernels.get(id).process?.remote?.id as string;
     process.kill(kernelPidByConnectionFile(remoteId), 'SIGKILL');
   },
   sessionNameInEnv: false,

@@ -50,7 +50,7 @@ describe('Notebook 6.4 in gateway mode against nbserve (headless Chromium, pytho
 
   beforeAll(async () => {
     // The test holds the kernel in its start for a while: no start timeout in the way on a loaded machine.
-    s = await startServer({ options: { kernelSpecDirs: ['/usr/share/jupyter/kernels'], kernelInfoTimeout: 600 } });
+    s = await startServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'], kernelInfoTimeout: 600 });
     nb = await startNotebook6({ gatewayUrl: s.url, gatewayToken: s.token });
     browser = await launchChromium();
   }, 180_000);

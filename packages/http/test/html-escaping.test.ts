@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { escapeHtml, jsonForScript } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 /**
  * Every server-rendered page, fed names, paths and messages built to break out of HTML: nothing
@@ -116,14 +117,14 @@ function configBlock(html: string): Record<string, unknown> {
 }
 
 describe('every server-rendered page escapes what it shows', () => {
-  let f: Fixture;
+  let f: TestApp;
   const get = async (url: string, headers: Record<string, string> = AUTH) => {
     const res = await f.app.request(`http://localhost${url}`, { headers });
     return { res, html: await res.text() };
   };
 
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
     const root = path.join(f.dir, 'root');
     await fs.writeFile(path.join(root, TEXT_NAME), 'text');
     await fs.writeFile(path.join(root, NB_NAME), NOTEBOOK);
@@ -134,7 +135,7 @@ describe('every server-rendered page escapes what it shows', () => {
   });
 
   afterAll(async () => {
-    await f?.cleanup();
+    await f?.close();
   });
 
   it.each([

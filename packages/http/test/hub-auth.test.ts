@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function hubServer(user: string, prefix: string): Promise<TestServer> {
-  const server = await startServer({ baseUrl: prefix, options: { hub: hub.config(user, prefix) } });
+  const server = await startServer({ baseUrl: prefix, hub: hub.config(user, prefix) });
   servers.push(server);
   return server;
 }
@@ -56,7 +56,7 @@ async function logIn(server: TestServer, jar: CookieJar, token: string, page = '
 }
 
 function allLogs(server: TestServer): string {
-  return server.logs.join('\n');
+  return server.logger.lines.join('\n');
 }
 
 const ALICE = { name: 'alice', scopes: ['access:servers!server=alice/', 'read:users:name!user=alice'] };
@@ -143,7 +143,7 @@ describe.each([
     });
     ws.terminate();
     expect(status).toBe(403);
-    // The local token (the kit's TEST_TOKEN) is no way in: only the hub is.
+    // The local token (the kit's TOKEN) is no way in: only the hub is.
     expect((await server.fetch('api/contents')).status).toBe(403);
   });
 
@@ -225,7 +225,7 @@ describe('hub mode: state, cookies and the hub failing', () => {
     const unknown = await browse(server, jar2, `oauth_callback?code=nope&state=${state2}`);
     expect(unknown.status).toBe(403);
     expect(jar2.all().some((c) => c.name === 'jupyterhub-user-alice')).toBe(false);
-    expect(server.logs.join('\n')).not.toMatch(/code=nope|state=[\w-]{10}/);
+    expect(server.logger.lines.join('\n')).not.toMatch(/code=nope|state=[\w-]{10}/);
   });
 
   it('ignores tampered or foreign login cookies', async () => {
@@ -276,7 +276,7 @@ describe('hub mode: state, cookies and the hub failing', () => {
     hub.mode = 'ok';
     const gone = await startServer({
       baseUrl: '/user/alice/',
-      options: { hub: hub.config('alice', '/user/alice/', { JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api' }) },
+      hub: hub.config('alice', '/user/alice/', { JUPYTERHUB_API_URL: 'http://127.0.0.1:9/hub/api' }),
     });
     servers.push(gone);
     const unreachable = await gone.fetch('api/contents', { auth: false, headers: { Authorization: 'token t-x' } });
@@ -284,7 +284,7 @@ describe('hub mode: state, cookies and the hub failing', () => {
     expect(await unreachable.json()).toMatchObject({
       message: 'JupyterHub could not be reached: GET /hub/api/user failed',
     });
-    const logs = [...server.logs, ...gone.logs].join('\n');
+    const logs = [...server.logger.lines, ...gone.logger.lines].join('\n');
     expect(logs).not.toContain('t-error');
     expect(logs).not.toContain(SERVER_API_TOKEN);
   });
@@ -311,7 +311,7 @@ describe('hub mode: state, cookies and the hub failing', () => {
   it('uses JUPYTERHUB_HOST for the hub pages when the hub lives on another origin', async () => {
     const server = await startServer({
       baseUrl: '/user/alice/',
-      options: { hub: hub.config('alice', '/user/alice/', { JUPYTERHUB_HOST: 'https://hub.example.org' }) },
+      hub: hub.config('alice', '/user/alice/', { JUPYTERHUB_HOST: 'https://hub.example.org' }),
     });
     servers.push(server);
     const start = await server.fetch('tree', { auth: false, headers: { 'X-Forwarded-Proto': 'https' } });

@@ -6,12 +6,14 @@ import * as nodePath from 'node:path';
 import { promisify } from 'node:util';
 import { isProcessAlive } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+import { startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
 
-let fx: KernelServerFixture;
+let fx: TestServer;
 
 beforeAll(async () => {
-  fx = await startKernelServer({ kernelInfoTimeout: 10 });
+  fx = await startServer({ floodKernels: true, kernelInfoTimeout: 10 });
   // A kernelspec whose program does not exist.
   mkdirSync(nodePath.join(fx.kernelsDir, 'missing'), { recursive: true });
   writeFileSync(
@@ -24,32 +26,20 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
 
 /** Both transports: in-process `app.request` and the real socket. */
-const transports = [
-  {
-    name: 'in-process',
-    request: (method: string, path: string, body?: unknown) =>
-      fx.server.app.request(`http://localhost/${path}`, {
-        method,
-        headers: { Authorization: `token ${TOKEN}` },
-        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      }),
-  },
-  { name: 'socket', request: (method: string, path: string, body?: unknown) => fx.api(method, path, body) },
-];
+const transports = TRANSPORTS.map((name) => ({
+  name,
+  request: (method: string, path: string, body?: unknown) =>
+    fx.send(name)(path, {
+      method,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    }),
+}));
 
 const noKernel = '00000000-0000-4000-8000-000000000000';
-
-async function until(condition: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 for (const t of transports) {
   describe(`/api/kernels over ${t.name}`, () => {
@@ -65,10 +55,11 @@ for (const t of transports) {
       expect(created.headers.get('location')).toBe(`/api/kernels/${model.id}`);
       // Answered once the process runs, as jupyter_server 2.x; idle once it answered kernel_info.
       expect(model).toMatchObject({ name: 'flood', execution_state: 'starting', connections: 0 });
-      await until(
+      await waitFor(
         async () =>
           ((await (await t.request('GET', `api/kernels/${model.id}`)).json()) as { execution_state: string })
             .execution_state === 'idle',
+        { timeoutMs: 60_000 },
       );
       expect(((await (await t.request('GET', 'api/kernels')).json()) as { id: string }[]).map((k) => k.id)).toContain(
         model.id,
@@ -83,7 +74,7 @@ for (const t of transports) {
     });
 
     it('answers bad input with 4xx Jupyter errors and changes nothing', async () => {
-      const before = fx.server.app.services.kernels.list().length;
+      const before = fx.app.services.kernels.list().length;
       const cases: Array<[string, string, unknown, number, RegExp]> = [
         ['GET', `api/kernels/${noKernel}`, undefined, 404, /Kernel does not exist/],
         ['DELETE', `api/kernels/${noKernel}`, undefined, 404, /Kernel does not exist/],
@@ -109,7 +100,7 @@ for (const t of transports) {
         expect(json).toHaveProperty('reason');
         expect(JSON.stringify(json)).not.toContain(TOKEN);
       }
-      expect(fx.server.app.services.kernels.list().length).toBe(before);
+      expect(fx.app.services.kernels.list().length).toBe(before);
     });
 
     it('lists kernelspecs in the REST shape and serves their resources (GET and HEAD)', async () => {
@@ -135,9 +126,9 @@ for (const t of transports) {
     });
 
     it('requires authentication', async () => {
-      const res = await fx.server.app.request('http://localhost/api/kernels');
+      const res = await fx.app.request('http://localhost/api/kernels');
       expect(res.status).toBe(403);
-      const sock = await fetch(`${fx.baseUrl}api/kernelspecs`);
+      const sock = await fetch(`${fx.url}api/kernelspecs`);
       expect(sock.status).toBe(403);
     });
   });
@@ -146,17 +137,17 @@ for (const t of transports) {
 describe('kernel start failures', () => {
   it('a kernel that never answers kernel_info: logged and removed after the timeout, no process left', async () => {
     const started = Date.now();
-    const res = await fx.api('POST', 'api/kernels', { name: 'mute' });
+    const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'mute' } });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };
-    await until(async () => (await fx.api('GET', `api/kernels/${id}`)).status === 404, 40_000);
+    await waitFor(async () => (await fx.fetch(`api/kernels/${id}`)).status === 404, { timeoutMs: 40_000 });
     expect(Date.now() - started).toBeLessThan(40_000);
-    expect(fx.warnings).toContainEqual(
+    expect(fx.logger.lines).toContainEqual(
       expect.stringContaining(
         `Kernel mute (${id}) failed to start: Kernel mute did not answer kernel_info_request within 10 s`,
       ),
     );
-    expect(fx.server.app.services.kernels.list()).toEqual([]);
+    expect(fx.app.services.kernels.list()).toEqual([]);
     expect(
       readdirSync(fx.runtimeDir).filter((f) => f.startsWith('kernel-') || f.startsWith('nbserve-kernel-')),
     ).toEqual([]);
@@ -178,34 +169,38 @@ describe('kernel start failures', () => {
   });
 
   it('a kernel shut down or restarted while it starts: no failure logged, restart answers once idle', async () => {
-    const deleted = (await (await fx.api('POST', 'api/kernels', { name: 'slow' })).json()) as { id: string };
-    const pid = fx.server.app.services.kernels.get(deleted.id).process?.pid as number;
-    expect((await fx.api('DELETE', `api/kernels/${deleted.id}`)).status).toBe(204);
-    expect((await fx.api('GET', `api/kernels/${deleted.id}`)).status).toBe(404);
+    const deleted = (await (await fx.fetch('api/kernels', { method: 'POST', json: { name: 'slow' } })).json()) as {
+      id: string;
+    };
+    const pid = fx.app.services.kernels.get(deleted.id).process?.pid as number;
+    expect((await fx.fetch(`api/kernels/${deleted.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await fx.fetch(`api/kernels/${deleted.id}`)).status).toBe(404);
     expect(isProcessAlive(pid)).toBe(false);
-    const restarted = (await (await fx.api('POST', 'api/kernels', { name: 'slow' })).json()) as { id: string };
-    const res = await fx.api('POST', `api/kernels/${restarted.id}/restart`);
+    const restarted = (await (await fx.fetch('api/kernels', { method: 'POST', json: { name: 'slow' } })).json()) as {
+      id: string;
+    };
+    const res = await fx.fetch(`api/kernels/${restarted.id}/restart`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: restarted.id, execution_state: 'idle' });
-    expect((await fx.api('DELETE', `api/kernels/${restarted.id}`)).status).toBe(204);
+    expect((await fx.fetch(`api/kernels/${restarted.id}`, { method: 'DELETE' })).status).toBe(204);
     // Only these two kernels: the mute kernel of the test before logged its failure on this server.
     const mine = (w: string) => w.includes(deleted.id) || w.includes(restarted.id);
-    expect(fx.warnings.filter((w) => w.includes('failed to start') && mine(w))).toEqual([]);
+    expect(fx.logger.lines.filter((w) => w.includes('failed to start') && mine(w))).toEqual([]);
   });
 
   it('a kernelspec whose program does not exist: clear 503, server keeps serving', async () => {
-    const res = await fx.api('POST', 'api/kernels', { name: 'missing' });
+    const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'missing' } });
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({
       message: 'Error starting kernel missing: /nonexistent/bin/kernel was not found',
     });
-    expect((await fx.api('GET', 'api/kernels')).status).toBe(200);
+    expect((await fx.fetch('api/kernels')).status).toBe(200);
   });
 });
 
 describe('kernelspecs installed while the server runs', () => {
   type Spec = { name: string; spec: { display_name: string; language: string }; resources: Record<string, string> };
-  let late: KernelServerFixture;
+  let late: TestServer;
   let dataHome: string;
   /** JUPYTER_DATA_DIR of the user who installs specs: it does not exist when the server starts. */
   let dataDir: string;
@@ -213,17 +208,18 @@ describe('kernelspecs installed while the server runs', () => {
   beforeAll(async () => {
     dataHome = await mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-late-specs-'));
     dataDir = nodePath.join(dataHome, 'share', 'jupyter');
-    late = await startKernelServer({
+    late = await startServer({
+      floodKernels: true,
       kernelSpecDirs: [nodePath.join(dataDir, 'kernels'), '/usr/share/jupyter/kernels'],
     });
   });
   afterAll(async () => {
-    await late.cleanup();
+    await late.close();
     await rm(dataHome, { recursive: true, force: true });
   });
 
   const listing = async () =>
-    ((await (await late.api('GET', 'api/kernelspecs')).json()) as { kernelspecs: Record<string, Spec> }).kernelspecs;
+    ((await (await late.fetch('api/kernelspecs')).json()) as { kernelspecs: Record<string, Spec> }).kernelspecs;
 
   it('lists and starts a spec from `python3 -m ipykernel install --user` into a new data directory', async () => {
     expect(Object.keys(await listing())).not.toContain('pylate');
@@ -235,16 +231,17 @@ describe('kernelspecs installed while the server runs', () => {
     const spec = (await listing()).pylate;
     expect(spec).toMatchObject({ name: 'pylate', spec: { display_name: 'Py late', language: 'python' } });
     expect(spec?.resources['logo-64x64']).toBe('/kernelspecs/pylate/logo-64x64.png');
-    const started = await late.api('POST', 'api/kernels', { name: 'PyLate' });
+    const started = await late.fetch('api/kernels', { method: 'POST', json: { name: 'PyLate' } });
     expect(started.status).toBe(201);
     const kernel = (await started.json()) as { id: string; name: string; execution_state: string };
     expect(kernel).toMatchObject({ name: 'pylate', execution_state: 'starting' });
-    await until(
+    await waitFor(
       async () =>
-        ((await (await late.api('GET', `api/kernels/${kernel.id}`)).json()) as { execution_state: string })
+        ((await (await late.fetch(`api/kernels/${kernel.id}`)).json()) as { execution_state: string })
           .execution_state === 'idle',
+      { timeoutMs: 60_000 },
     );
-    expect((await late.api('DELETE', `api/kernels/${kernel.id}`)).status).toBe(204);
+    expect((await late.fetch(`api/kernels/${kernel.id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
   it('serves specs as Notebook 6 tests write them: no language, spaces in names, any letter case', async () => {
@@ -258,27 +255,27 @@ describe('kernelspecs installed while the server runs', () => {
       writeFileSync(nodePath.join(kernels, name, 'resource.txt'), 'The very model of a modern major general');
     }
     expect((await listing()).sample?.spec).toMatchObject({ display_name: 'Test kernel', language: '' });
-    const sample = await late.api('GET', 'api/kernelspecs/Sample');
+    const sample = await late.fetch('api/kernelspecs/Sample');
     expect(sample.status).toBe(200);
     expect(await sample.json()).toMatchObject({ name: 'sample', spec: { display_name: 'Test kernel' } });
-    const spaced = await late.api('GET', 'api/kernelspecs/sample%202');
+    const spaced = await late.fetch('api/kernelspecs/sample%202');
     expect(spaced.status).toBe(200);
     expect(await spaced.json()).toMatchObject({ name: 'sample 2' });
-    const resource = await late.api('GET', 'kernelspecs/sAmple/resource.txt');
+    const resource = await late.fetch('kernelspecs/sAmple/resource.txt');
     expect(resource.status).toBe(200);
     expect(await resource.text()).toBe('The very model of a modern major general');
-    expect((await late.api('GET', 'kernelspecs/sample%202/resource.txt')).status).toBe(200);
-    const missing = await late.api('GET', 'api/kernelspecs/sample%203');
+    expect((await late.fetch('kernelspecs/sample%202/resource.txt')).status).toBe(200);
+    const missing = await late.fetch('api/kernelspecs/sample%203');
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ message: 'Kernel spec sample 3 not found', reason: null });
   });
 
   it("starts python3 for the name 'python', as jupyter_client does", async () => {
-    const res = await late.api('POST', 'api/kernels', { name: 'python' });
+    const res = await late.fetch('api/kernels', { method: 'POST', json: { name: 'python' } });
     expect(res.status).toBe(201);
     const kernel = (await res.json()) as { id: string; name: string };
     expect(kernel.name).toBe('python3');
-    expect((await late.api('DELETE', `api/kernels/${kernel.id}`)).status).toBe(204);
+    expect((await late.fetch(`api/kernels/${kernel.id}`, { method: 'DELETE' })).status).toBe(204);
   });
 });
 

@@ -2,29 +2,28 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
 
 const IDLE_TIMEOUT_S = 1;
-let fx: KernelServerFixture;
+let fx: TestServer;
 
 beforeAll(async () => {
   // Culling as `--cull-idle-timeout=1 --no-cull-connected`, with passes run by the test itself.
-  fx = await startKernelServer({ cullIdleTimeout: IDLE_TIMEOUT_S, cullInterval: 0, cullConnected: false });
+  fx = await startServer({
+    floodKernels: true,
+    cullIdleTimeout: IDLE_TIMEOUT_S,
+    cullInterval: 0,
+    cullConnected: false,
+  });
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
 
-async function waitFor(predicate: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function connections(kernelId: string): Promise<number> {
-  return ((await (await fx.api('GET', `api/kernels/${kernelId}`)).json()) as { connections: number }).connections;
+  return ((await (await fx.fetch(`api/kernels/${kernelId}`)).json()) as { connections: number }).connections;
 }
 
 /**
@@ -33,12 +32,12 @@ async function connections(kernelId: string): Promise<number> {
  * read the server's answer nor close TCP.
  */
 async function stallingClient(kernelId: string): Promise<{ closeAndStall(): void; socket: Socket }> {
-  const socket = connect(fx.server.port, '127.0.0.1');
+  const socket = connect(fx.port, '127.0.0.1');
   await once(socket, 'connect');
   socket.write(
     [
       `GET /api/kernels/${kernelId}/channels HTTP/1.1`,
-      `Host: 127.0.0.1:${fx.server.port}`,
+      `Host: 127.0.0.1:${fx.port}`,
       'Upgrade: websocket',
       'Connection: Upgrade',
       `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
@@ -52,7 +51,7 @@ async function stallingClient(kernelId: string): Promise<{ closeAndStall(): void
   socket.on('data', (chunk: Buffer) => {
     head += chunk.toString('latin1');
   });
-  await waitFor(async () => head.includes('\r\n\r\n'), 10_000);
+  await waitFor(async () => head.includes('\r\n\r\n'), { timeoutMs: 10_000 });
   expect(head.startsWith('HTTP/1.1 101')).toBe(true);
   return {
     socket,
@@ -69,36 +68,39 @@ async function stallingClient(kernelId: string): Promise<{ closeAndStall(): void
 
 describe('a kernel WebSocket whose client sent its close frame', () => {
   it('stops counting at once, though the client never closes TCP', async () => {
-    const kernel = (await (await fx.api('POST', 'api/kernels', { name: 'flood' })).json()) as { id: string };
+    const kernel = (await (await fx.fetch('api/kernels', { method: 'POST', json: { name: 'flood' } })).json()) as {
+      id: string;
+    };
     const client = await stallingClient(kernel.id);
     try {
-      await waitFor(async () => (await connections(kernel.id)) === 1, 10_000);
+      await waitFor(async () => (await connections(kernel.id)) === 1, { timeoutMs: 10_000 });
       client.closeAndStall();
       // `ws` alone kept the connection for its 30 s close timeout.
-      await waitFor(async () => (await connections(kernel.id)) === 0, 5_000);
+      await waitFor(async () => (await connections(kernel.id)) === 0, { timeoutMs: 5_000 });
     } finally {
       client.socket.destroy();
-      await fx.api('DELETE', `api/kernels/${kernel.id}`);
+      await fx.fetch(`api/kernels/${kernel.id}`, { method: 'DELETE' });
     }
   });
 
   it('lets an idle kernel be culled under --no-cull-connected once its last client left', async () => {
-    const kernels = fx.server.app.services.kernels;
-    const kernel = (await (await fx.api('POST', 'api/kernels', { name: 'flood' })).json()) as { id: string };
+    const kernels = fx.app.services.kernels;
+    const kernel = (await (await fx.fetch('api/kernels', { method: 'POST', json: { name: 'flood' } })).json()) as {
+      id: string;
+    };
     // A kernel still starting is never culled: wait until it is idle.
-    await waitFor(async () => kernels.get(kernel.id).executionState === 'idle', 60_000);
+    await waitFor(async () => kernels.get(kernel.id).executionState === 'idle', { timeoutMs: 60_000 });
     const client = await stallingClient(kernel.id);
     try {
-      await waitFor(async () => (await connections(kernel.id)) === 1, 10_000);
-      await waitFor(
-        async () => Date.now() - kernels.get(kernel.id).lastActivity.getTime() > IDLE_TIMEOUT_S * 1000,
-        5_000,
-      );
+      await waitFor(async () => (await connections(kernel.id)) === 1, { timeoutMs: 10_000 });
+      await waitFor(async () => Date.now() - kernels.get(kernel.id).lastActivity.getTime() > IDLE_TIMEOUT_S * 1000, {
+        timeoutMs: 5_000,
+      });
       expect(await kernels.cullIdle()).toEqual([]);
       client.closeAndStall();
-      await waitFor(async () => (await connections(kernel.id)) === 0, 5_000);
+      await waitFor(async () => (await connections(kernel.id)) === 0, { timeoutMs: 5_000 });
       expect(await kernels.cullIdle()).toEqual([kernel.id]);
-      expect((await fx.api('GET', `api/kernels/${kernel.id}`)).status).toBe(404);
+      expect((await fx.fetch(`api/kernels/${kernel.id}`)).status).toBe(404);
     } finally {
       client.socket.destroy();
     }

@@ -1,20 +1,20 @@
 import { KernelSpecManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeJupyterlabKernelCases } from '../../../testing/kernel-cases.js';
-import { type KernelServerFixture, startKernelServer } from './kernels-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
 
-let fx: KernelServerFixture;
+let fx: TestServer;
 
 beforeAll(async () => {
-  fx = await startKernelServer();
+  fx = await startServer({ floodKernels: true });
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
 
 describe('@jupyterlab/services KernelSpecManager', () => {
   it('lists python3 as default with resources under /kernelspecs/', async () => {
-    const specs = new KernelSpecManager({ serverSettings: fx.settings() });
+    const specs = new KernelSpecManager({ serverSettings: fx.jupyterSettings() });
     await specs.ready;
     expect(specs.specs?.default).toBe('python3');
     const python = specs.specs?.kernelspecs.python3;
@@ -28,7 +28,7 @@ describe('@jupyterlab/services KernelSpecManager', () => {
       'slow',
       'typescript',
     ]);
-    const logo = await fx.api('GET', 'kernelspecs/python3/logo-64x64.png');
+    const logo = await fx.fetch('kernelspecs/python3/logo-64x64.png');
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
     expect((await logo.arrayBuffer()).byteLength).toBeGreaterThan(100);
@@ -37,10 +37,9 @@ describe('@jupyterlab/services KernelSpecManager', () => {
 });
 
 describeJupyterlabKernelCases('local kernels', () => ({
-  settings: (options) => fx.settings(options),
-  api: (method, path, body) => fx.api(method, path, body),
+  server: fx,
   killKernelProcess: async (id) => {
-    process.kill(fx.server.app.services.kernels.get(id).process?.pid as number, 'SIGKILL');
+    process.kill(fx.app.services.kernels.get(id).process?.pid as number, 'SIGKILL');
   },
   sessionNameInEnv: true,
 }));

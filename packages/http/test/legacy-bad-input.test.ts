@@ -2,8 +2,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotTree } from './contents-fixture.js';
-import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
+import { snapshotTree } from '../../../testing/temp.js';
 
 /**
  * Every route of the older generation, clusters, export and reST with malformed input: each
@@ -11,7 +11,7 @@ import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fix
  * contents root is left exactly as it was.
  */
 describe('malformed input on the older routes, clusters, export and reST', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   let ipythonDir: string;
   let id: string;
   let kernelId: string;
@@ -19,19 +19,19 @@ describe('malformed input on the older routes, clusters, export and reST', () =>
   beforeAll(async () => {
     ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-bad-ipython-')));
     await fs.mkdir(nodePath.join(ipythonDir, 'profile_p'));
-    s = await startLegacyServer({ profileSearchDirs: [ipythonDir], kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
+    s = await startServer({ profileSearchDirs: [ipythonDir], kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
     id = (await (await s.fetch('/notebooks', { method: 'POST' })).json()) as string;
     kernelId = ((await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string }).kernel_id;
   });
   afterAll(async () => {
     // Only a failing assertion could have started it; never leave a cluster behind.
-    const clusters = s.server.app.services.clusters;
+    const clusters = s.app.services.clusters;
     await clusters.idle();
     if ((await clusters.get('p')).status === 'running') {
       await clusters.stop('p');
       await clusters.idle();
     }
-    await s.cleanup();
+    await s.close();
     await fs.rm(ipythonDir, { recursive: true, force: true });
   });
 

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
 
 describe('older routes, export and reST under a base URL', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   beforeAll(async () => {
-    s = await startLegacyServer({ baseUrl: '/nb/base/', kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
+    s = await startServer({ baseUrl: '/nb/base/', kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
     await fs.writeFile(
       nodePath.join(s.root, 'A.ipynb'),
       JSON.stringify({
@@ -17,7 +17,7 @@ describe('older routes, export and reST under a base URL', () => {
       }),
     );
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('keeps every URL it hands out under the base', async () => {
     const [entry] = (await (await s.fetch('/nb/base/notebooks')).json()) as { notebook_id: string; name: string }[];

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jupyterError, type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
-import { type Frame, open } from './legacy-ws.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
+import { type Frame, open } from '../../../testing/ws-recorder.js';
 
 function v4Execute(code: string, session: string): Frame {
   return {
@@ -13,12 +14,12 @@ function v4Execute(code: string, session: string): Frame {
 }
 
 describe('an old (IPython 1.x) client session against real python3 kernels', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   let origin: string;
   let loginCookie: string;
 
   beforeAll(async () => {
-    s = await startLegacyServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
+    s = await startServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
     origin = s.origin;
     // Log in the way a browser does (?token= once sets the signed login cookie).
     const res = await s.fetch(`/api/status?token=${TOKEN}`, { auth: false });
@@ -26,7 +27,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     if (!setCookie) throw new Error('no login cookie');
     loginCookie = setCookie.split(';')[0] as string;
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('lists, creates, opens kernel sockets with first-frame auth, executes, saves v3, renames, copies, prints, deletes', async () => {
     // list + create
@@ -37,7 +38,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     const started = await s.fetch(`/kernels?notebook=${notebookId}`, { method: 'POST' });
     expect(started.status).toBe(200);
     const { ws_url, kernel_id } = (await started.json()) as { ws_url: string; kernel_id: string };
-    expect(ws_url).toBe(`ws://127.0.0.1:${s.server.port}`);
+    expect(ws_url).toBe(`ws://127.0.0.1:${s.port}`);
     expect(started.headers.get('location')).toBe(`/kernels/${kernel_id}`);
     const again = (await (await s.fetch(`/kernels?notebook=${notebookId}`, { method: 'POST' })).json()) as {
       kernel_id: string;
@@ -160,7 +161,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
 
   it('2.x socket paths: input() round-trips through the stdin socket of the same client', async () => {
     const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
-    const base = `ws://127.0.0.1:${s.server.port}/api/kernels/${kernel_id}`;
+    const base = `ws://127.0.0.1:${s.port}/api/kernels/${kernel_id}`;
     const headers = { Origin: origin };
     const session = randomUUID();
     const [shell, stdin, iopub] = await Promise.all(
@@ -190,7 +191,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
 
   it('a legacy iopub socket that stops reading loses output, not server memory; status still arrives', async () => {
     const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
-    const base = `ws://127.0.0.1:${s.server.port}/kernels/${kernel_id}`;
+    const base = `ws://127.0.0.1:${s.port}/kernels/${kernel_id}`;
     const session = randomUUID();
     const shell = await open(`${base}/shell?token=${TOKEN}`, { Origin: origin });
     const iopub = await open(`${base}/iopub?token=${TOKEN}`, { Origin: origin });
@@ -229,7 +230,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
 
   it('refuses sockets whose first frame is not credentials, or whose credentials are wrong, or from another origin', async () => {
     const { kernel_id } = (await (await s.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
-    const url = `ws://127.0.0.1:${s.server.port}/kernels/${kernel_id}/shell`;
+    const url = `ws://127.0.0.1:${s.port}/kernels/${kernel_id}/shell`;
     const headers = { Origin: origin };
 
     const skipped = await open(url, headers);
@@ -237,7 +238,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     expect((await skipped.waitClosed()).code).toBe(1008);
 
     const forged = await open(url, headers);
-    forged.ws.send(`abc:username-127-0-0-1-${s.server.port}=forged.123.sig`);
+    forged.ws.send(`abc:username-127-0-0-1-${s.port}=forged.123.sig`);
     expect((await forged.waitClosed()).code).toBe(1008);
 
     const binary = await open(url, headers);
@@ -246,7 +247,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
 
     await expect(open(url, { Origin: 'http://evil.example' })).rejects.toThrow(/403/);
     await expect(
-      open(`ws://127.0.0.1:${s.server.port}/kernels/00000000-0000-4000-8000-000000000000/iopub`, headers),
+      open(`ws://127.0.0.1:${s.port}/kernels/00000000-0000-4000-8000-000000000000/iopub`, headers),
     ).rejects.toThrow(/404/);
 
     // With the token on the upgrade, the first frame is still consumed, never forwarded; a request

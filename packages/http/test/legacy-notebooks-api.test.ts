@@ -1,42 +1,23 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 
-const V3 = (name: string, output = '2') => ({
-  metadata: { name },
-  nbformat: 3,
-  nbformat_minor: 0,
-  worksheets: [
-    {
-      metadata: {},
-      cells: [
-        {
-          cell_type: 'code',
-          collapsed: false,
-          input: '1+1',
-          language: 'python',
-          metadata: {},
-          prompt_number: 1,
-          outputs: [{ output_type: 'pyout', prompt_number: 1, text: output, metadata: {} }],
-        },
-      ],
-    },
-  ],
-});
+const V3 = (name: string, output = '2') => v3Notebook(name, [v3CodeCell('1+1', 1, [v3Pyout(1, output)])]);
 
 type Entry = { notebook_id: string; name: string; kernel_id: string | null };
 
 describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   const leftovers: string[] = [];
   const list = async () => (await (await s.fetch('/notebooks')).json()) as Entry[];
 
   beforeAll(async () => {
-    s = await startLegacyServer();
+    s = await startServer();
   });
   afterAll(async () => {
-    await s.cleanup();
+    await s.close();
     for (const dir of leftovers) await fs.rm(dir, { recursive: true, force: true });
   });
 
@@ -146,9 +127,8 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
     expect((await list()).find((e) => e.notebook_id === id)?.name).toBe('Moved');
 
     // Same root and data dir, new process state: the persisted ids come back.
-    const { server } = s;
-    await server.close();
-    const restarted = await startLegacyServer({
+    await s.stop();
+    const restarted = await startServer({
       root: s.root,
       dataDir: nodePath.join(s.dir, 'data'),
       configDir: nodePath.join(s.dir, 'config'),
@@ -157,11 +137,10 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
       const after = (await (await restarted.fetch('/notebooks')).json()) as Entry[];
       expect(after.find((e) => e.name === 'Moved')?.notebook_id).toBe(id);
     } finally {
-      await restarted.server.close();
-      await fs.rm(restarted.dir, { recursive: true, force: true });
+      await restarted.close();
     }
     leftovers.push(s.dir);
-    s = await startLegacyServer({
+    s = await startServer({
       root: s.root,
       dataDir: nodePath.join(s.dir, 'data'),
       configDir: nodePath.join(s.dir, 'config'),

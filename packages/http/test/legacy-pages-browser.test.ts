@@ -1,40 +1,24 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
-import { type LegacyServer, startLegacyServer, TOKEN } from './legacy-fixture.js';
+import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-const OLD_NOTEBOOK = {
-  metadata: { name: 'OldOne' },
-  nbformat: 3,
-  nbformat_minor: 0,
-  worksheets: [
-    {
-      metadata: {},
-      cells: [
-        {
-          cell_type: 'code',
-          collapsed: false,
-          input: 'print("hello old")\n6*7',
-          language: 'python',
-          metadata: {},
-          prompt_number: 3,
-          outputs: [
-            { output_type: 'stream', stream: 'stdout', text: 'hello old\n' },
-            { output_type: 'pyout', prompt_number: 3, text: '42', metadata: {} },
-          ],
-        },
-      ],
-    },
-  ],
-};
+const OLD_NOTEBOOK = v3Notebook('OldOne', [
+  v3CodeCell('print("hello old")\n6*7', 3, [
+    { output_type: 'stream', stream: 'stdout', text: 'hello old\n' },
+    v3Pyout(3, '42'),
+  ]),
+]);
 
 describe('notebooks cross generations in the real notebook page (headless Chromium, python3 kernel)', () => {
   let browser: Browser;
   let page: Page;
-  let s: LegacyServer;
+  let s: TestServer;
 
   beforeAll(async () => {
-    s = await startLegacyServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
+    s = await startServer({ kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
     browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${s.origin}/tree?token=${TOKEN}`);
@@ -42,7 +26,7 @@ describe('notebooks cross generations in the real notebook page (headless Chromi
   });
   afterAll(async () => {
     await browser?.close();
-    await s.cleanup();
+    await s.close();
   });
 
   it('a notebook an old client saved opens at /<id> in the current page with its outputs', async () => {

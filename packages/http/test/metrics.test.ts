@@ -211,7 +211,7 @@ describe('who may read /metrics', () => {
   });
 
   it('is open to anyone with authenticateMetrics off, while the API stays closed', async () => {
-    s = await startServer({ baseUrl: '/nb/', options: { authenticateMetrics: false } });
+    s = await startServer({ baseUrl: '/nb/', authenticateMetrics: false });
     const m = await scrape(s.fetch, { auth: false });
     expect(m.families.has(REQUESTS)).toBe(true);
     expect((await s.fetch('api/contents', { auth: false })).status).toBe(403);

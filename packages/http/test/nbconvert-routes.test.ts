@@ -1,7 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { v3CodeCell, v3Notebook } from '../../../testing/notebooks.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 
 const NOTEBOOK = {
   nbformat: 4,
@@ -27,14 +28,14 @@ const NOTEBOOK = {
 };
 
 describe('/api/nbconvert and /nbconvert', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   beforeAll(async () => {
-    s = await startLegacyServer();
+    s = await startServer();
     await fs.mkdir(nodePath.join(s.root, 'sub dir'));
     await fs.writeFile(nodePath.join(s.root, 'sub dir', 'Report é.ipynb'), JSON.stringify(NOTEBOOK));
     await fs.writeFile(nodePath.join(s.root, 'notes.txt'), 'x');
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('lists the built-in exporters and the installed nbconvert ones', async () => {
     const res = await s.fetch('/api/nbconvert');
@@ -81,14 +82,7 @@ describe('/api/nbconvert and /nbconvert', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     expect(await res.text()).toContain('```python\nprint("hi")\n```');
-    const v3 = {
-      nbformat: 3,
-      nbformat_minor: 0,
-      metadata: { name: 'old' },
-      worksheets: [
-        { metadata: {}, cells: [{ cell_type: 'code', input: 'x = 1', language: 'python', metadata: {}, outputs: [] }] },
-      ],
-    };
+    const v3 = v3Notebook('old', [v3CodeCell('x = 1', 1)]);
     const fromV3 = await s.fetch('/nbconvert/script?download=true', {
       method: 'POST',
       body: JSON.stringify({ name: 'old.ipynb', content: v3 }),

@@ -1,39 +1,24 @@
 import * as fs from 'node:fs/promises';
 import http from 'node:http';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, serve } from '../src/serve.js';
-
-const TOKEN = 'b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7b0d7';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 /**
  * How JSON bodies are read over a real socket: with a Content-Length straight from the Node
  * request (readJsonBody's fast path), chunked through the Fetch API; both decode strict UTF-8.
  */
 describe('JSON request bodies over a real socket', () => {
-  let dir: string;
-  let running: RunningServer;
+  let server: TestServer;
   let port: number;
 
   beforeAll(async () => {
-    dir = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-body-'));
-    for (const sub of ['root', 'config', 'data']) await fs.mkdir(nodePath.join(dir, sub));
-    running = await serve({
-      root: nodePath.join(dir, 'root'),
-      configDir: nodePath.join(dir, 'config'),
-      dataDir: nodePath.join(dir, 'data'),
-      token: TOKEN,
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
-      port: 0,
-    });
-    port = running.port;
+    server = await startServer();
+    port = server.port;
   });
-  afterAll(async () => {
-    await running.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server.close());
 
   /** A PUT with the body as given: whole with a Content-Length, or in chunks without one. */
   function put(path: string, body: Buffer, chunked = false): Promise<{ status: number; json: unknown }> {
@@ -65,7 +50,7 @@ describe('JSON request bodies over a real socket', () => {
     });
   }
 
-  const stored = (path: string) => fs.readFile(nodePath.join(dir, 'root', path), 'utf8');
+  const stored = (path: string) => fs.readFile(nodePath.join(server.root, path), 'utf8');
 
   it.each([false, true])('saves text with non-ASCII characters as sent (chunked: %s)', async (chunked) => {
     const content = 'ünïcödé — 日本語 🎉\n'.repeat(1000);
@@ -136,9 +121,9 @@ describe('JSON request bodies over a real socket', () => {
   it('answers 400 for invalid JSON and an empty body creates an untitled file', async () => {
     expect((await put('bad.ipynb', Buffer.from('{"type": "notebook", '))).status).toBe(400);
     await expect(stored('bad.ipynb')).rejects.toThrow();
-    await fs.mkdir(nodePath.join(dir, 'root', 'empty'));
+    await fs.mkdir(nodePath.join(server.root, 'empty'));
     expect((await put('empty', Buffer.alloc(0))).status).toBe(201);
-    expect(await fs.readdir(nodePath.join(dir, 'root', 'empty'))).toEqual(['untitled']);
+    expect(await fs.readdir(nodePath.join(server.root, 'empty'))).toEqual(['untitled']);
   });
 
   it('refuses JSON nested deeper than 1000 levels with a 400 on every route that reads JSON, writing nothing', async () => {
@@ -174,8 +159,8 @@ describe('JSON request bodies over a real socket', () => {
     // At the limit it is still accepted.
     const limit = `${'['.repeat(999)}1${']'.repeat(999)}`;
     expect((await send('PUT', '/api/config/deep', `{"x":${limit}}`)).status).toBe(204);
-    expect(await fs.readdir(nodePath.join(dir, 'root'))).not.toContain('deep.ipynb');
-    expect(await fs.readdir(nodePath.join(dir, 'root'))).not.toContain('deep.txt');
+    expect(await fs.readdir(server.root)).not.toContain('deep.ipynb');
+    expect(await fs.readdir(server.root)).not.toContain('deep.txt');
     expect(
       (await fetch(`http://127.0.0.1:${port}/api/status`, { headers: { authorization: `token ${TOKEN}` } })).status,
     ).toBe(200);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jupyterError, type LegacyServer, startLegacyServer } from './legacy-fixture.js';
+import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 
 describe('/rstservice/render', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   beforeAll(async () => {
-    s = await startLegacyServer();
+    s = await startServer();
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('POST renders reST with docutils into a sandboxed standalone document (socket and in-process)', async () => {
     for (const send of [s.fetch, s.request]) {
@@ -43,11 +43,11 @@ describe('/rstservice/render', () => {
 });
 
 describe('/rstservice/render without docutils', () => {
-  let s: LegacyServer;
+  let s: TestServer;
   beforeAll(async () => {
-    s = await startLegacyServer({ docutilsPython: '/nonexistent/python3' });
+    s = await startServer({ docutilsPython: '/nonexistent/python3' });
   });
-  afterAll(async () => s.cleanup());
+  afterAll(async () => s.close());
 
   it('falls back to the built-in renderer, still sanitized', async () => {
     const res = await s.fetch('/rstservice/render', {

@@ -179,7 +179,7 @@ describe('the WebSocket', () => {
   it('ignores frames it does not understand, says so once on the log, and keeps working', async () => {
     const t = await create();
     const ws = await connect(t.name);
-    const logged = s.logs.length;
+    const logged = s.logger.lines.length;
     ws.ws.send('not json');
     ws.ws.send('{"stdin": "x"}');
     ws.ws.send(Buffer.from('["stdin", "echo binary\\r"]'), { binary: true });
@@ -198,7 +198,7 @@ describe('the WebSocket', () => {
     const out = await ws.waitForOutput(/still-2\r\n/, { from });
     expect(out).toContain('24 80');
     expect(out).not.toContain('binary');
-    const lines = s.logs.slice(logged).filter((l) => l.includes(`Terminal ${t.name}: ignoring`));
+    const lines = s.logger.lines.slice(logged).filter((l: string) => l.includes(`Terminal ${t.name}: ignoring`));
     expect(lines).toEqual([`warn Terminal ${t.name}: ignoring not JSON (and any more from this client)`]);
     ws.close();
     await remove(t.name);

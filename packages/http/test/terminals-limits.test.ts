@@ -154,7 +154,7 @@ describe('flow control', () => {
   });
 
   it('a shell that exits at once leaves no terminal behind', async () => {
-    const quick = await startServer({ options: { terminalShell: '/bin/sh -c true' } });
+    const quick = await startServer({ terminalShell: '/bin/sh -c true' });
     try {
       const res = await quick.fetch('api/terminals', { method: 'POST' });
       expect(res.status).toBe(200);
@@ -190,10 +190,10 @@ describe('a server without terminals', () => {
   }
 
   it('--no-terminals: every terminal route is a 404', async () => {
-    const s = await startServer({ options: { terminals: false } });
+    const s = await startServer({ terminals: false });
     try {
       await expectNoTerminals(s);
-      expect(s.logs.filter((l) => l.includes('Terminals'))).toEqual([]);
+      expect(s.logger.lines.filter((l: string) => l.includes('Terminals'))).toEqual([]);
     } finally {
       await s.close();
     }
@@ -201,11 +201,11 @@ describe('a server without terminals', () => {
 
   it('no pseudo-terminals on this machine: one log line, 404s, the rest works', async () => {
     const { loadNodePty } = await import('@nbserve/core');
-    const s = await startServer({ options: { loadPty: () => loadNodePty('@lydell/node-pty-not-for-this-platform') } });
+    const s = await startServer({ loadPty: () => loadNodePty('@lydell/node-pty-not-for-this-platform') });
     try {
       await expectNoTerminals(s);
       await expectNoTerminals(s);
-      const lines = s.logs.filter((l) => l.includes('Terminals are off'));
+      const lines = s.logger.lines.filter((l: string) => l.includes('Terminals are off'));
       expect(lines).toEqual([
         expect.stringMatching(
           /^warn Terminals are off: the pseudo-terminal module @lydell\/node-pty could not be loaded \(Cannot find module '@lydell\/node-pty-not-for-this-platform'/,

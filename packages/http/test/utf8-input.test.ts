@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, makeFixture, TOKEN } from './auth-fixture.js';
+import { createTestApp, type TestApp } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 /**
  * Text that is not valid Unicode never becomes U+FFFD on disk: raw bytes that are not UTF-8 in a
@@ -24,7 +25,7 @@ function withBytes(before: string, bytes: Buffer, after: string): Buffer {
 }
 
 describe('invalid UTF-8 and lone surrogates are refused, not replaced', () => {
-  let f: Fixture;
+  let f: TestApp;
   let root: string;
   const request = (method: string, url: string, body?: Buffer | string, type = 'application/json') =>
     f.app.request(`http://localhost${url}`, {
@@ -44,14 +45,14 @@ describe('invalid UTF-8 and lone surrogates are refused, not replaced', () => {
   }
 
   beforeAll(async () => {
-    f = await makeFixture();
+    f = await createTestApp();
     root = path.join(f.dir, 'root');
     await fs.writeFile(path.join(root, 'keep.txt'), 'kept');
     await fs.writeFile(path.join(root, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
   });
 
   afterAll(async () => {
-    await f?.cleanup();
+    await f?.close();
   });
 
   it.each(INVALID.map((bytes) => [bytes.toString('hex'), bytes]))(

@@ -1,29 +1,22 @@
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type NbserveApp } from '../src/app.js';
-import { listen, type RunningServer } from '../src/serve.js';
-import { memoryLogger } from './auth-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { AUTH, TOKEN } from '../../../testing/token.js';
 
-const TOKEN = 'web-pages-test-token-0123456789abcdef0123456789';
-const AUTH = { Authorization: `token ${TOKEN}` };
 const EVIL = '<img src=x onerror=alert(1)>';
 
-let dir: string;
 let root: string;
-let app: NbserveApp;
-let server: RunningServer;
-const logger = memoryLogger();
+let server: TestServer;
 
 function notebook(cells: unknown[]): string {
   return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells });
 }
 
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-web-pages-'));
-  root = path.join(dir, 'root');
+  server = await startServer();
+  root = server.root;
   await fs.mkdir(path.join(root, 'sub dir'), { recursive: true });
   await fs.writeFile(path.join(root, 'notes.txt'), 'hello');
   await fs.writeFile(path.join(root, `${EVIL}.ipynb`), notebook([]));
@@ -54,23 +47,11 @@ beforeAll(async () => {
       },
     ]),
   );
-  app = createApp({
-    root,
-    token: TOKEN,
-    configDir: path.join(dir, 'config'),
-    dataDir: path.join(dir, 'data'),
-    runtimeDir: path.join(dir, 'runtime'),
-    logger,
-  });
-  server = await listen(app, { port: 0, ip: '127.0.0.1', baseUrl: '/' });
 });
 
-afterAll(async () => {
-  await server?.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterAll(() => server?.close());
 
-const get = (url: string, headers: Record<string, string> = AUTH) => app.request(url, { headers });
+const get = (url: string, headers: Record<string, string> = AUTH) => server.app.request(url, { headers });
 
 describe('web pages (in-process)', () => {
   it('GET / redirects to the dashboard, keeping the query', async () => {
@@ -213,6 +194,6 @@ describe('web pages (listening server)', () => {
     expect(await page.text()).toContain('id="nbserve-config"');
     const print = await fetch(`${server.url}print/sub%20dir/a%20b.ipynb`, { headers: AUTH });
     expect(print.status).toBe(200);
-    for (const line of logger.lines) expect(line).not.toContain(TOKEN);
+    for (const line of server.logger.lines) expect(line).not.toContain(TOKEN);
   });
 });

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createKernelHarness } from '../../core/test/helpers/kernel-harness.js';
+import { createKernelHarness } from '../../../testing/kernels.js';
 import { ChannelsHub } from '../src/ws/channels-hub.js';
 
 /**

@@ -3,18 +3,19 @@ import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { requestOverSocket } from '../../../testing/http-client.js';
-import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-let fx: KernelServerFixture;
+let fx: TestServer;
 let kernelId: string;
 
 beforeAll(async () => {
-  fx = await startKernelServer({ kernelBufferMaxAge: 60 });
-  const res = await fx.api('POST', 'api/kernels', { name: 'flood' });
+  fx = await startServer({ floodKernels: true, kernelBufferMaxAge: 60 });
+  const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'flood' } });
   kernelId = ((await res.json()) as { id: string }).id;
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
 
 type Received = { channel: string; msg: protocol.JupyterMessage };
@@ -32,7 +33,7 @@ class Client {
     options: { session?: string; v1?: boolean; headers?: Record<string, string>; token?: boolean } = {},
   ) {
     this.session = options.session ?? protocol.newMsgId();
-    const url = `${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=${this.session}${options.token === false ? '' : `&token=${TOKEN}`}`;
+    const url = `${fx.url.replace('http', 'ws')}api/kernels/${id}/channels?session_id=${this.session}${options.token === false ? '' : `&token=${TOKEN}`}`;
     this.ws = new WebSocket(url, options.v1 ? [protocol.V1_SUBPROTOCOL] : [], { headers: options.headers ?? {} });
     this.ws.on('message', (data: Buffer, isBinary) => {
       if (this.ws.protocol === protocol.V1_SUBPROTOCOL) {
@@ -107,12 +108,12 @@ describe('channels WebSocket', () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;
     await c.until(() => c.received.some((r) => r.msg.header.msg_type === 'kernel_info_reply'));
-    const model = (await (await fx.api('GET', `api/kernels/${kernelId}`)).json()) as { connections: number };
+    const model = (await (await fx.fetch(`api/kernels/${kernelId}`)).json()) as { connections: number };
     expect(model.connections).toBe(1);
-    const status = (await (await fx.api('GET', 'api/status')).json()) as { connections: number; kernels: number };
+    const status = (await (await fx.fetch('api/status')).json()) as { connections: number; kernels: number };
     expect(status).toMatchObject({ connections: 1, kernels: 1 });
     await c.close();
-    await c.until(() => fx.server.app.services.kernels.get(kernelId).connections === 0);
+    await c.until(() => fx.app.services.kernels.get(kernelId).connections === 0);
   });
 
   it('fans iopub out to every client and routes replies to the asking client only', async () => {
@@ -155,7 +156,7 @@ describe('channels WebSocket', () => {
     const other = new Client(kernelId);
     await other.opened;
     await first.close();
-    await first.until(() => fx.server.app.services.kernels.get(kernelId).connections === 1);
+    await first.until(() => fx.app.services.kernels.get(kernelId).connections === 1);
     const request = other.execute('flood 20');
     await other.finished(request.header.msg_id);
     const again = new Client(kernelId, { session, v1: true });
@@ -177,7 +178,7 @@ describe('channels WebSocket', () => {
       await c.opened;
       await c.close();
     }
-    const hub = fx.server.app.services.channels;
+    const hub = fx.app.services.channels;
     await new Promise((r) => setTimeout(r, 100));
     expect(hub.detachedSessions(kernelId)).toBe(16);
     // The newest ones are those kept: reconnecting the last one still replays.
@@ -195,7 +196,7 @@ describe('channels WebSocket', () => {
     const newer = new Client(kernelId, { session });
     await newer.opened;
     expect(await closed).toBe(1000);
-    expect(fx.server.app.services.kernels.get(kernelId).connections).toBe(1);
+    expect(fx.app.services.kernels.get(kernelId).connections).toBe(1);
     await newer.close();
   });
 
@@ -203,7 +204,7 @@ describe('channels WebSocket', () => {
     const json = new Client(kernelId);
     const v1 = new Client(kernelId, { v1: true });
     await Promise.all([json.opened, v1.opened]);
-    const before = fx.server.app.services.channels.badFrames(kernelId);
+    const before = fx.app.services.channels.badFrames(kernelId);
     json.ws.send('{not json');
     json.ws.send(JSON.stringify({ channel: 'nope', header: { msg_id: 'x', msg_type: 'execute_request' } }));
     json.ws.send(JSON.stringify({ channel: 'shell', header: { msg_id: 'x' } }));
@@ -227,8 +228,8 @@ describe('channels WebSocket', () => {
       }),
     );
     v1.ws.send(notJson);
-    await json.until(() => fx.server.app.services.channels.badFrames(kernelId) - before === 9);
-    expect(fx.warnings.some((w) => w.includes('dropped a WebSocket frame'))).toBe(true);
+    await json.until(() => fx.app.services.channels.badFrames(kernelId) - before === 9);
+    expect(fx.logger.lines.some((w) => w.includes('dropped a WebSocket frame'))).toBe(true);
     // Both sockets are still open and working.
     const r1 = json.execute('ok-json');
     const r2 = v1.execute('ok-v1');
@@ -248,7 +249,7 @@ describe('channels WebSocket', () => {
     const json = new Client(kernelId);
     const v1 = new Client(kernelId, { v1: true });
     await Promise.all([json.opened, v1.opened]);
-    const before = fx.server.app.services.channels.badFrames(kernelId);
+    const before = fx.app.services.channels.badFrames(kernelId);
     // The JSON framing with a buffer: [count, offsets..., JSON, buffer]; the JSON holds a raw 0xFF.
     const msg = protocol.createMessage('execute_request', { code: 'BAD', silent: false }, { session: json.session });
     const body = Buffer.from(JSON.stringify({ channel: 'shell', ...msg, buffers: undefined }));
@@ -262,7 +263,7 @@ describe('channels WebSocket', () => {
     const content = Buffer.from(raw.content);
     content[content.indexOf('BAD')] = 0xff;
     v1.ws.send(protocol.encodeV1Frame('shell', { ...raw, content }));
-    await json.until(() => fx.server.app.services.channels.badFrames(kernelId) - before === 2);
+    await json.until(() => fx.app.services.channels.badFrames(kernelId) - before === 2);
     const ok = json.execute('still-ok');
     expect((await json.finished(ok.header.msg_id)).some((r) => r.msg.header.msg_type === 'execute_result')).toBe(true);
     await Promise.all([json.close(), v1.close()]);
@@ -271,7 +272,7 @@ describe('channels WebSocket', () => {
   it('drops and counts kernel messages whose signature does not verify', async () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;
-    const kernel = fx.server.app.services.kernels.get(kernelId);
+    const kernel = fx.app.services.kernels.get(kernelId);
     const before = kernel.badSignatures;
     const request = c.execute('badsig');
     const mine = await c.finished(request.header.msg_id);
@@ -288,7 +289,7 @@ describe('channels WebSocket', () => {
     await expect(new Client(kernelId, { headers: { Origin: 'http://evil.example' } }).opened).rejects.toThrow(
       'HTTP 403',
     );
-    const plain = await fx.api('GET', `api/kernels/${kernelId}/channels`);
+    const plain = await fx.fetch(`api/kernels/${kernelId}/channels`);
     expect(plain.status).toBe(400);
     expect(await plain.json()).toMatchObject({ message: expect.stringContaining('Upgrade'), reason: null });
   });
@@ -301,7 +302,7 @@ describe('channels WebSocket', () => {
       `api/kernels/${kernelId}/shell`,
       `kernels/${kernelId}/iopub`,
     ]) {
-      const port = Number(new URL(fx.baseUrl).port);
+      const port = Number(new URL(fx.url).port);
       const res = await requestOverSocket(port, `/${path}`, {
         headers: { Upgrade: 'websocket', Authorization: `token ${TOKEN}` },
       });
@@ -313,7 +314,7 @@ describe('channels WebSocket', () => {
   it('tells clients restarting then works again when the kernel process is killed from outside', async () => {
     const c = new Client(kernelId, { v1: true });
     await c.opened;
-    const kernel = fx.server.app.services.kernels.get(kernelId);
+    const kernel = fx.app.services.kernels.get(kernelId);
     const pid = kernel.process?.pid as number;
     process.kill(pid, 'SIGKILL');
     await c.until(() =>
@@ -333,7 +334,7 @@ describe('channels WebSocket', () => {
 
 describe('channels WebSocket with the python3 kernel (ipykernel)', () => {
   it("JSON frames carry the header's msg_id and msg_type at the top level, as jupyter_server's do", async () => {
-    const res = await fx.api('POST', 'api/kernels', { name: 'python3' });
+    const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'python3' } });
     const { id } = (await res.json()) as { id: string };
     const c = new Client(id);
     await c.opened;
@@ -349,19 +350,19 @@ describe('channels WebSocket with the python3 kernel (ipykernel)', () => {
       expect.arrayContaining(['status', 'execute_input', 'stream', 'execute_reply']),
     );
     await c.close();
-    expect((await fx.api('DELETE', `api/kernels/${id}`)).status).toBe(204);
+    expect((await fx.fetch(`api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
   });
 });
 
 describe('channels WebSocket of a kernel still starting', () => {
   for (const name of ['slow', 'python3']) {
     it(`a client connecting at once (${name}) gets its kernel_info_reply and loses nothing it sends`, async () => {
-      const res = await fx.api('POST', 'api/kernels', { name });
+      const res = await fx.fetch('api/kernels', { method: 'POST', json: { name } });
       const model = (await res.json()) as { id: string; execution_state: string };
       expect(model.execution_state).toBe('starting');
       const c = new Client(model.id);
       await c.opened;
-      const startingWhenSent = fx.server.app.services.kernels.get(model.id).executionState === 'starting';
+      const startingWhenSent = fx.app.services.kernels.get(model.id).executionState === 'starting';
       const code = name === 'python3' ? 'print(6*7)' : 'sent-while-starting';
       const request = c.execute(code);
       // `slow` reads no request for 3 s: the execute_request surely waited for the kernel.
@@ -375,7 +376,7 @@ describe('channels WebSocket of a kernel still starting', () => {
           'text/plain': code,
         });
       await c.close();
-      expect((await fx.api('DELETE', `api/kernels/${model.id}`)).status).toBe(204);
+      expect((await fx.fetch(`api/kernels/${model.id}`, { method: 'DELETE' })).status).toBe(204);
     });
   }
 });

@@ -1,23 +1,24 @@
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type KernelServerFixture, startKernelServer, TOKEN } from './kernels-fixture.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
-let fx: KernelServerFixture;
+let fx: TestServer;
 
 beforeAll(async () => {
-  fx = await startKernelServer({ iopubMsgRateLimit: 200, rateLimitWindow: 1 });
+  fx = await startServer({ floodKernels: true, iopubMsgRateLimit: 200, rateLimitWindow: 1 });
 });
 afterAll(async () => {
-  await fx.cleanup();
+  await fx.close();
 });
 
 describe('IOPub rate limit (when configured)', () => {
   it('pauses a flood with a stderr notice, then delivers the idle status and the reply', async () => {
-    const { id } = (await (await fx.api('POST', 'api/kernels', { name: 'flood' })).json()) as { id: string };
-    const ws = new WebSocket(
-      `${fx.baseUrl.replace('http', 'ws')}api/kernels/${id}/channels?session_id=rl&token=${TOKEN}`,
-    );
+    const { id } = (await (await fx.fetch('api/kernels', { method: 'POST', json: { name: 'flood' } })).json()) as {
+      id: string;
+    };
+    const ws = new WebSocket(`${fx.url.replace('http', 'ws')}api/kernels/${id}/channels?session_id=rl&token=${TOKEN}`);
     const received: protocol.ChannelMessage[] = [];
     ws.on('message', (data: Buffer, isBinary) =>
       received.push(protocol.decodeJsonFrame(isBinary ? data : data.toString(), isBinary)),

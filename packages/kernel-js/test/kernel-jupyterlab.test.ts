@@ -9,19 +9,20 @@ import {
   SessionManager,
 } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute, type KernelServerFixture, startKernelServer } from '../../http/test/kernels-fixture.js';
+import { execute } from '../../../testing/kernel-cases.js';
+import { startServer, type TestServer } from '../../../testing/server.js';
 
-let fx: KernelServerFixture;
-let noPython: KernelServerFixture;
+let fx: TestServer;
+let noPython: TestServer;
 
 beforeAll(async () => {
-  fx = await startKernelServer();
+  fx = await startServer({ floodKernels: true });
   // A machine without Python: no python3 kernelspec anywhere.
-  noPython = await startKernelServer({ kernelSpecDirs: [] });
+  noPython = await startServer({ kernelSpecDirs: [] });
 });
 afterAll(async () => {
-  await fx?.cleanup();
-  await noPython?.cleanup();
+  await fx?.close();
+  await noPython?.close();
 });
 
 /** The mime bundle of the first output of a type. */
@@ -31,21 +32,21 @@ function dataOf(r: Awaited<ReturnType<typeof execute>>, type: string): Record<st
 
 describe('built-in kernelspecs through nbserve', () => {
   it('are always listed, with logos served under /kernelspecs/', async () => {
-    const specs = new KernelSpecManager({ serverSettings: fx.settings() });
+    const specs = new KernelSpecManager({ serverSettings: fx.jupyterSettings() });
     await specs.ready;
     expect(specs.specs?.default).toBe('python3');
     const js = specs.specs?.kernelspecs.javascript;
     expect(js).toMatchObject({ display_name: 'JavaScript (Node.js)', language: 'javascript' });
     expect(specs.specs?.kernelspecs.typescript?.language).toBe('typescript');
     expect(js?.resources['logo-64x64']).toBe('/kernelspecs/javascript/logo-64x64.png');
-    const logo = await fx.api('GET', 'kernelspecs/typescript/logo-64x64.png');
+    const logo = await fx.fetch('kernelspecs/typescript/logo-64x64.png');
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
     specs.dispose();
   });
 
   it('make javascript the default when there is no python3', async () => {
-    const specs = new KernelSpecManager({ serverSettings: noPython.settings() });
+    const specs = new KernelSpecManager({ serverSettings: noPython.jupyterSettings() });
     await specs.ready;
     expect(specs.specs?.default).toBe('javascript');
     expect(Object.keys(specs.specs?.kernelspecs ?? {}).sort()).toEqual(['javascript', 'typescript']);
@@ -58,7 +59,7 @@ describe('@jupyterlab/services against the javascript kernel', () => {
   let kernel: Kernel.IKernelConnection;
 
   beforeAll(async () => {
-    manager = new KernelManager({ serverSettings: noPython.settings() });
+    manager = new KernelManager({ serverSettings: noPython.jupyterSettings() });
     await manager.ready;
     // POST /api/kernels without a name starts the default kernel: javascript here.
     kernel = await manager.startNew();
@@ -138,8 +139,8 @@ describe('@jupyterlab/services against the javascript kernel', () => {
 describe('a notebook session on the typescript kernel', () => {
   it('runs TypeScript cells in the notebook folder', async () => {
     await mkdir(path.join(noPython.root, 'sub'), { recursive: true });
-    const kernelManager = new KernelManager({ serverSettings: noPython.settings() });
-    const sessions = new SessionManager({ kernelManager, serverSettings: noPython.settings() });
+    const kernelManager = new KernelManager({ serverSettings: noPython.jupyterSettings() });
+    const sessions = new SessionManager({ kernelManager, serverSettings: noPython.jupyterSettings() });
     await sessions.ready;
     const session = await sessions.startNew({
       path: 'sub/analysis.ipynb',

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../testing/wait.js';
 import { KernelClient, type Message, ofType, sourceArgv } from './kernel-client.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -20,15 +21,6 @@ function running(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -158,28 +150,33 @@ describe('kernel lifecycle', () => {
     `;
     const parent = spawn(process.execPath, ['-e', launcher], { stdio: 'ignore' });
     let kernelPid = 0;
-    await waitUntil(() => {
-      try {
-        kernelPid = Number(readFileSync(pidFile, 'utf8'));
-      } catch {
-        return false;
-      }
-      return kernelPid > 0;
-    }, 10_000);
+    await waitFor(
+      () => {
+        try {
+          kernelPid = Number(readFileSync(pidFile, 'utf8'));
+        } catch {
+          return false;
+        }
+        return kernelPid > 0;
+      },
+      { timeoutMs: 10_000 },
+    );
     cleanups.push(async () => {
       if (running(kernelPid)) process.kill(-kernelPid, 'SIGKILL');
     });
     // Wait until the kernel is really up (it wrote its connection file), then kill the parent hard.
-    const info = await waitUntil(() => {
-      try {
-        return JSON.parse(readFileSync(file, 'utf8')).shell_port > 0;
-      } catch {
-        return false;
-      }
-    }, 30_000);
-    expect(info).toBe(true);
+    await waitFor(
+      () => {
+        try {
+          return JSON.parse(readFileSync(file, 'utf8')).shell_port > 0;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 30_000, what: 'the connection file' },
+    );
     expect(running(kernelPid)).toBe(true);
     parent.kill('SIGKILL');
-    expect(await waitUntil(() => !running(kernelPid), 10_000)).toBe(true);
+    await waitFor(() => !running(kernelPid), { timeoutMs: 10_000, what: 'the orphaned kernel to exit' });
   });
 });

@@ -21,7 +21,7 @@ describe.each(ENTRIES)('in Chromium, $name', (entry) => {
   const failedRequests: string[] = [];
 
   beforeAll(async () => {
-    s = await startServer({ ...entry, options: { defaultKernelName: 'javascript' } });
+    s = await startServer({ ...entry, defaultKernelName: 'javascript' });
     await fs.mkdir(path.join(s.root, 'work'));
     const kernelspec = { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' };
     await fs.writeFile(

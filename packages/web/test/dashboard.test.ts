@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, notebookJson, startHarness, TOKEN } from './harness.js';
+import { TOKEN } from '../../../testing/token.js';
+import { type Harness, login, notebookJson, startHarness } from './harness.js';
 
 const EVIL = '<img src=x onerror=alert(1)>.txt';
 let h: Harness;

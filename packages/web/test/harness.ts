@@ -1,14 +1,11 @@
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../../testing/chromium.js';
-// A relative import: @nbserve/http depends on this package, so it cannot be a dependency here.
-import { serve } from '../../http/src/index.js';
-
-export const TOKEN = 'browser-test-token-5f1e0c2a9b8d7e6f5a4b3c2d1e0f9a8b';
+import { v4Notebook } from '../../../testing/notebooks.js';
+import { type StartServerOptions, startServer, type TestServer } from '../../../testing/server.js';
+import { TOKEN } from '../../../testing/token.js';
 
 export interface Harness {
+  server: TestServer;
   dir: string;
   root: string;
   url: string;
@@ -22,24 +19,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A real nbserve on port 0 over a fresh temp root, and a fresh headless Chromium profile. */
-export async function startHarness(
-  options: { baseUrl?: string; serve?: Partial<Parameters<typeof serve>[0]> } = {},
-): Promise<Harness> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-web-'));
-  const root = path.join(dir, 'root');
-  await fs.mkdir(root);
-  const running = await serve({
-    root,
-    port: 0,
-    ip: '127.0.0.1',
-    token: TOKEN,
-    baseUrl: options.baseUrl ?? '/',
-    configDir: path.join(dir, 'config'),
-    dataDir: path.join(dir, 'data'),
-    runtimeDir: path.join(dir, 'runtime'),
-    ...options.serve,
-  });
+/** A real nbserve (testing/server.ts) and a fresh headless Chromium profile. */
+export async function startHarness(options: StartServerOptions = {}): Promise<Harness> {
+  const server = await startServer(options);
   const browser = await launchChromium();
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
@@ -49,9 +31,10 @@ export async function startHarness(
   const dialogs: string[] = [];
   const pageErrors: string[] = [];
   return {
-    dir,
-    root,
-    url: running.url,
+    server,
+    dir: server.dir,
+    root: server.root,
+    url: server.url,
     browser,
     context,
     dialogs,
@@ -67,8 +50,7 @@ export async function startHarness(
     },
     async close() {
       await browser.close().catch(() => undefined);
-      await running.close().catch(() => undefined);
-      await fs.rm(dir, { recursive: true, force: true });
+      await server.close().catch(() => undefined);
     },
   };
 }
@@ -82,8 +64,8 @@ export async function login(page: Page, url: string, next = 'tree'): Promise<voi
   await page.waitForSelector('body[data-ready]');
 }
 
-export function notebookJson(cells: unknown[], metadata: Record<string, unknown> = {}): string {
-  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata, cells });
+export function notebookJson(cells: Record<string, unknown>[], metadata: Record<string, unknown> = {}): string {
+  return JSON.stringify(v4Notebook(cells, metadata));
 }
 
 /** Records every WebSocket a page of `context` opens (`window.__sockets`), so a test can cut one. */

@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HubDouble, startHubDouble } from '../../../testing/hub-double.js';
-import { freePort } from '../../../testing/jupyterhub.js';
+import { freePort } from '../../../testing/ports.js';
 import { hubConfigFromEnv } from '../../http/src/index.js';
 import { type Harness, startHarness } from './harness.js';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
     JUPYTERHUB_HOST: hub.url,
     JUPYTERHUB_OAUTH_CALLBACK_URL: `http://127.0.0.1:${port}/user/alice/oauth_callback`,
   });
-  h = await startHarness({ baseUrl: '/user/alice/', serve: { port, hub: hubConfigFromEnv(env) } });
+  h = await startHarness({ baseUrl: '/user/alice/', port, hub: hubConfigFromEnv(env) });
   hub.tokens.set('alice-browser-token', { name: 'alice', scopes: ['access:servers!server=alice/'] });
   hub.authorizeAs = 'alice-browser-token';
   page = await h.newPage();

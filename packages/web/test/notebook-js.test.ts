@@ -21,7 +21,7 @@ async function run(code: string): Promise<Locator> {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ serve: { builtinKernelSpecs: builtinKernelSpecs({ mode: 'source' }) } });
+  h = await startHarness({ builtinKernelSpecs: builtinKernelSpecs({ mode: 'source' }) });
   page = await h.newPage();
 });
 

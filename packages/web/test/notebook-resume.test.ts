@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, notebookJson, recordSockets, startHarness, TOKEN } from './harness.js';
+import { TOKEN } from '../../../testing/token.js';
+import { type Harness, login, notebookJson, recordSockets, startHarness } from './harness.js';
 
 /**
  * A notebook page that closes while a cell runs leaves its session to the next page of the
@@ -242,7 +243,7 @@ describe('a closed notebook page leaves its running cells to the next one', () =
   });
 
   it('past the server buffer age (--kernel-buffer-max-age 1): the cell keeps what the file has, stops running', async () => {
-    const short = await startHarness({ serve: { kernelBufferMaxAge: 1 } });
+    const short = await startHarness({ kernelBufferMaxAge: 1 });
     try {
       await recordSockets(short.context);
       const page = await short.newPage();

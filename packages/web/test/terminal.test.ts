@@ -7,7 +7,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, login, startHarness, TOKEN } from './harness.js';
+import { TOKEN } from '../../../testing/token.js';
+import { type Harness, login, startHarness } from './harness.js';
 
 let h: Harness;
 let page: Page;
@@ -61,7 +62,7 @@ const resize = (cols: number, rows: number) =>
   );
 
 beforeAll(async () => {
-  h = await startHarness({ serve: { terminalShell: '/bin/sh' } });
+  h = await startHarness({ terminalShell: '/bin/sh' });
   await fs.writeFile(path.join(h.root, 'hello-from-root.txt'), 'hi');
   await fs.writeFile(path.join(h.root, 'poem.txt'), 'first line\nsecond line\nthird line\n');
   page = await h.newPage();

@@ -1,4 +1,4 @@
-/** A recording WebSocket client for the kernel socket tests (legacy per-channel and current). */
+/** A recording WebSocket client (`ws`) for kernel socket tests: every frame kept, with a way to wait for one. */
 import { WebSocket } from 'ws';
 
 export type Frame = {

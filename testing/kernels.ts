@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -9,8 +9,8 @@ import {
   LocalProvisioner,
   PidRegistry,
   protocol,
-} from '../../src/index.js';
-import { writeFloodKernelSpec } from '../fixtures/flood-kernelspec.js';
+} from '@nbserve/core';
+import { writeFloodKernelSpec } from './flood-kernelspec.js';
 
 /** A KernelManager over real temp dirs, the Debian python3 kernelspec and the flood kernels. */
 export async function createKernelHarness(overrides: Partial<KernelManagerOptions> = {}) {
@@ -22,7 +22,6 @@ export async function createKernelHarness(overrides: Partial<KernelManagerOption
   await writeFloodKernelSpec(kernelsDir, 'mute', { extraArgs: ['--mute'] });
   await writeFloodKernelSpec(kernelsDir, 'flood-signal', { interruptMode: 'signal' });
   await writeFloodKernelSpec(kernelsDir, 'dies', { extraArgs: ['--die-after', '5000'] });
-  const { mkdir } = await import('node:fs/promises');
   await mkdir(root, { recursive: true });
   const kernelspecs = new KernelSpecManager({ dirs: [kernelsDir, '/usr/share/jupyter/kernels'] });
   const registry = new PidRegistry(runtimeDir);
@@ -101,6 +100,3 @@ export function runOnClient(
     client.send(options.channel ?? 'shell', protocol.toRaw(request));
   });
 }
-
-/** True when /proc shows a live (non-zombie) process with this pid. */
-export { isProcessAlive } from '../../src/index.js';

@@ -1,0 +1,18 @@
+/**
+ * Polls `predicate` every `intervalMs` until it holds; throws after `timeoutMs` (default 30 s: the
+ * machine running the tests may be loaded).
+ */
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  {
+    timeoutMs = 30_000,
+    intervalMs = 25,
+    what = 'condition',
+  }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
