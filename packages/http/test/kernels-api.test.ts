@@ -188,6 +188,16 @@ describe('kernel start failures', () => {
     expect(fx.logger.lines.filter((w) => w.includes('failed to start') && mine(w))).toEqual([]);
   });
 
+  it('an interrupt right after the start waits for the kernel instead of killing it (Notebook 6.4 test_main_kernel_handler)', async () => {
+    const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'python3' } });
+    const { id } = (await res.json()) as { id: string };
+    expect((await fx.fetch(`api/kernels/${id}/interrupt`, { method: 'POST' })).status).toBe(204);
+    const after = await fx.fetch(`api/kernels/${id}`);
+    expect(after.status).toBe(200);
+    expect(await after.json()).toMatchObject({ id, execution_state: 'idle' });
+    expect((await fx.fetch(`api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('a kernelspec whose program does not exist: clear 503, server keeps serving', async () => {
     const res = await fx.fetch('api/kernels', { method: 'POST', json: { name: 'missing' } });
     expect(res.status).toBe(503);

@@ -54,6 +54,8 @@ interface Tracking {
   failures: number;
   /** Set while the server itself stops or restarts the process: its exit is expected. */
   expectingExit: boolean;
+  /** Settles when the kernel started (or failed to): what must not reach a half-started process waits. */
+  ready?: Promise<unknown>;
 }
 
 /** Starts, tracks, restarts and stops kernels. */
@@ -196,6 +198,7 @@ export class KernelManager {
       this.#remove(kernel, 'dead');
       throw error;
     });
+    tracking.ready = ready.catch(() => {});
     return { kernel, ready };
   }
 
@@ -235,6 +238,8 @@ export class KernelManager {
   }
 
   async interrupt(id: string): Promise<void> {
+    // SIGINT to a kernel still importing its modules kills it: interrupt once it is ready.
+    await this.#tracking.get(id)?.ready;
     const kernel = this.get(id);
     const remote = kernel.process?.remote;
     if (remote) {
