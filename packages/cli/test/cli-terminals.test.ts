@@ -7,9 +7,9 @@ import { promises as fs } from 'node:fs';
 import { isGroupAlive, sessionMembers } from '@nbserve/core';
 import { afterAll, expect, it } from 'vitest';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
+import { TOKEN } from '../../../testing/token.js';
 import { isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
-const TOKEN = 'cli-terminals-token';
 const made: string[] = [];
 
 afterAll(async () => {
