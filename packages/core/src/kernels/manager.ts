@@ -238,13 +238,13 @@ export class KernelManager {
   }
 
   async interrupt(id: string): Promise<void> {
+    const remote = this.get(id).process?.remote;
+    // A gateway interrupts its own kernels (and may be down: that must fail now, not after a start timeout).
+    if (remote) return remote.interrupt();
     // SIGINT to a kernel still importing its modules kills it: interrupt once it is ready.
     await this.#tracking.get(id)?.ready;
     const kernel = this.get(id);
-    const remote = kernel.process?.remote;
-    if (remote) {
-      await remote.interrupt();
-    } else if (kernel.spec.spec.interrupt_mode === 'message') {
+    if (kernel.spec.spec.interrupt_mode === 'message') {
       // Not awaited: REST answers at once, as upstream.
       void kernel.request('control', 'interrupt_request', {}, this.#kernelInfoTimeout);
     } else {
