@@ -41,7 +41,8 @@ describe('pnpm screenshots', () => {
     const target = path.join(out, 'shots');
     const { stdout } = await run('pnpm', ['--silent', 'screenshots', target], { cwd: REPO, timeout: 180_000 });
     expect(stdout).toContain('dashboard.png');
-    expect((await fs.readdir(target)).sort()).toEqual(['dashboard.png', 'notebook.png']);
+    expect((await fs.readdir(target)).sort()).toEqual(['dashboard.png', 'notebook.png', 'widgets.png']);
+    expect(pngSize(await fs.readFile(path.join(target, 'widgets.png')))).toEqual({ width: 1280, height: 520 });
     expect(pngSize(await fs.readFile(path.join(target, 'dashboard.png')))).toEqual({ width: 1280, height: 860 });
     const notebook = await fs.readFile(path.join(target, 'notebook.png'));
     expect(pngSize(notebook)).toEqual({ width: 1280, height: 1500 });
