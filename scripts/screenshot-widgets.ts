@@ -19,7 +19,7 @@ const SOURCES = [
   ].join('\n'),
   [
     'const out = new widgets.Output();',
-    'size.observe(({ new: n }) => { out.clearOutput(); out.appendStdout(`${n} squared is ${n * n}\\n`); }, "value");',
+    'size.observe(({ new: n }) => { out.clearOutput(); out.appendStdout(n + " squared is " + n * n + "\\n"); }, "value");',
     'out',
   ].join('\n'),
 ];

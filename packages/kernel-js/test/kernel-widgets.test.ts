@@ -29,7 +29,7 @@ const data = (m: Message | undefined) => (m?.content.data ?? {}) as Record<strin
 async function value(expression: string): Promise<unknown> {
   const r = await kernel.execute(expression);
   const result = ofType(r.iopub, 'execute_result')[0];
-  return (result?.content.data as Record<string, string>)['text/plain'];
+  return (result?.content.data as Record<string, string> | undefined)?.['text/plain'];
 }
 
 describe('widgets', () => {
@@ -70,7 +70,7 @@ describe('widgets', () => {
   it('takes updates from a frontend: echo_update, then observers and their updates', async () => {
     const r = await kernel.execute(
       'const a = new widgets.IntSlider(); const label = new widgets.Label();\n' +
-        'a.observe((c) => { label.value = `now ${c.new}` }, "value");',
+        'a.observe((c) => { label.value = "now " + c.new }, "value");',
     );
     const opens = ofType(r.iopub, 'comm_open');
     const id = opens[2]?.content.comm_id;

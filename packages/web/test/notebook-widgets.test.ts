@@ -91,7 +91,7 @@ describe('Jupyter widgets (ipywidgets 8) with the JavaScript kernel', () => {
   it('updates an Output from a slider observer in the kernel', async () => {
     const cell = await run(
       'const out = new widgets.Output(); const t = new widgets.IntSlider({ description: "t" });\n' +
-        't.observe((c) => { out.clearOutput(); out.appendStdout(`squared: ${c.new * c.new}\\n`) }, "value");\n' +
+        't.observe((c) => { out.clearOutput(); out.appendStdout("squared: " + c.new * c.new + "\\n") }, "value");\n' +
         'display(t); display(out);',
     );
     const readout = cell.locator('.widget-slider .widget-readout');
