@@ -118,18 +118,43 @@ describe('Jupyter widgets (ipywidgets 8) with the JavaScript kernel', () => {
     await expect.poll(() => bar.evaluate((el) => (el as HTMLElement).style.width)).toBe('50%');
   });
 
-  it('saves the widget state and shows it when the notebook is opened again without running', async () => {
+  it('gets the live widgets back from the kernel after a reload', async () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+s');
     await page.locator('.save-state[data-state=saved]').waitFor();
-    const nb = JSON.parse(await fs.readFile(path.join(h.root, 'widgets.ipynb'), 'utf8'));
-    const state = nb.metadata.widgets[WIDGET_STATE] as {
+    await page.reload();
+    await page.waitForSelector('body[data-ready]');
+    const cell = cells().nth(4);
+    const readout = cell.locator('.widget-slider .widget-readout');
+    await expect.poll(() => readout.textContent(), { timeout: 30_000 }).toBe('6');
+    // Live, not a saved copy: the kernel's observer answers.
+    await readout.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('4');
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => cell.locator('.widget-output .output-stream').textContent(), { timeout: 30_000 })
+      .toBe('squared: 16\n');
+  });
+
+  it('saves the widget state and shows it when the notebook is opened again without running', async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+s');
+    type Saved = {
       version_major: number;
       state: Record<string, { model_name: string; state: Record<string, unknown> }>;
     };
-    expect(state.version_major).toBe(2);
+    let state: Saved = { version_major: 0, state: {} };
     const byName = (name: string) => Object.values(state.state).filter((m) => m.model_name === name);
-    expect(byName('IntSliderModel').map((m) => m.state.value)).toEqual(expect.arrayContaining([2, 6]));
+    // The page was clean (a widget change alone does not dirty it): wait for the file itself.
+    await expect
+      .poll(async () => {
+        const nb = JSON.parse(await fs.readFile(path.join(h.root, 'widgets.ipynb'), 'utf8'));
+        state = nb.metadata.widgets[WIDGET_STATE] as Saved;
+        return byName('IntSliderModel').map((m) => m.state.value);
+      })
+      .toEqual(expect.arrayContaining([2, 4]));
+    expect(state.version_major).toBe(2);
     expect(byName('IntProgressModel')[0]?.state.value).toBe(5);
 
     // A new kernel knows none of these widgets: what shows comes from the saved state.
@@ -142,7 +167,7 @@ describe('Jupyter widgets (ipywidgets 8) with the JavaScript kernel', () => {
     await expect.poll(() => slider.locator('.widget-readout').textContent()).toBe('2');
     await expect
       .poll(() => cells().nth(4).locator('.widget-output .output-stream').textContent())
-      .toBe('squared: 36\n');
+      .toBe('squared: 16\n');
     const bar = cells().nth(6).locator('.progress-bar');
     await expect.poll(() => bar.evaluate((el) => (el as HTMLElement).style.width)).toBe('50%');
     expect(h.pageErrors).toEqual([]);

@@ -71,6 +71,8 @@ export class KernelConnection {
   onKernelInfo: (info: Record<string, unknown>) => void = () => {};
   /** The kernel's comm messages (`comm_open`, `comm_msg`, `comm_close`), whoever caused them (widgets/host.ts). */
   onComm: (msg: KernelMessage) => void = () => {};
+  /** The WebSocket to the kernel is open (again). */
+  onConnect: () => void = () => {};
 
   get kernelId(): string | undefined {
     return this.session?.kernel.id;
@@ -235,6 +237,7 @@ export class KernelConnection {
       this.requestKernelInfo();
       void this.syncStatus();
       this.scheduleOrphanCheck();
+      this.onConnect();
     };
     ws.onmessage = (event) => {
       const msg = decodeFrame(event.data as string | ArrayBuffer);

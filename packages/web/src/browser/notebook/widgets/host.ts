@@ -20,11 +20,21 @@ export class WidgetHost {
   private chain: Promise<void> = Promise.resolve();
   /** The notebook's saved widget state (`metadata.widgets`), for widgets no kernel has. */
   private saved: unknown;
+  /** Settles when the page first reaches its kernel (whose live widgets win over saved ones). */
+  private readonly connected: Promise<void>;
+  private markConnected: () => void = () => {};
+
+  constructor() {
+    this.connected = new Promise((resolve) => {
+      this.markConnected = resolve;
+    });
+  }
 
   /** Takes the comm messages of the page's kernel connection. */
   attach(kernel: KernelConnection): void {
     this.kernel = kernel;
     kernel.onComm = (msg) => this.onComm(msg);
+    kernel.onConnect = () => this.markConnected();
   }
 
   /** The notebook's metadata as loaded (its saved widget state is used on the first widget output). */
@@ -81,7 +91,7 @@ export class WidgetHost {
       this.loaded = manager;
       return manager;
     });
-    this.ready = this.manager.then((m) => m.restore(this.saved)).catch(() => undefined);
+    this.ready = this.manager.then((m) => m.restore(this.saved, this.connected)).catch(() => undefined);
     return this.manager;
   }
 }

@@ -18,6 +18,9 @@ const MODULES: Record<string, { major: string; exports: Record<string, unknown> 
 /** How long a view waits for its output to enter the document. */
 const ATTACH_WAIT_MS = 60_000;
 
+/** How long the first widget view waits for the page to reach its kernel. */
+const KERNEL_WAIT_MS = 8000;
+
 /** How long loading the live widgets from the kernel may hold back rendering (a busy kernel answers late). */
 const KERNEL_LOAD_MS = 5000;
 
@@ -36,8 +39,13 @@ export class PageWidgetManager extends ManagerBase {
     injectWidgetStyles();
   }
 
-  /** Loads the kernel's live widgets (a reloaded page), then the saved state of the others. */
-  async restore(saved: unknown): Promise<void> {
+  /**
+   * Loads the kernel's live widgets (a reloaded page), then the saved state of the others. A page
+   * that is still reaching its kernel waits for it a little: a live widget must not be shadowed
+   * by its saved (dead) copy.
+   */
+  async restore(saved: unknown, connected: Promise<void>): Promise<void> {
+    await Promise.race([connected, delay(KERNEL_WAIT_MS)]);
     if (this.kernel.kernelId && this.kernel.status !== 'dead') {
       await Promise.race([this._loadFromKernel().catch(() => undefined), delay(KERNEL_LOAD_MS)]);
     }

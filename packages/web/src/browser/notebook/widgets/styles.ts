@@ -1,3 +1,4 @@
+/// <reference path="./css.d.ts" />
 import labVariables from '@jupyter-widgets/controls/css/labvariables.css' with { type: 'text' };
 import lumino from '@jupyter-widgets/controls/css/lumino.css' with { type: 'text' };
 import materialColors from '@jupyter-widgets/controls/css/materialcolors.css' with { type: 'text' };
