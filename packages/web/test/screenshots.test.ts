@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe('pnpm screenshots', () => {
-  it("writes the README's two screenshots, from a real server, Chromium and python3 kernel, where it is told", async () => {
+  it("writes the README's screenshots, from a real server, Chromium and python3 kernel, where it is told", async () => {
     const before = await digests(DOCS);
     const target = path.join(out, 'shots');
     const { stdout } = await run('pnpm', ['--silent', 'screenshots', target], { cwd: REPO, timeout: 180_000 });

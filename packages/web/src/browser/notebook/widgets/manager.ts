@@ -61,6 +61,8 @@ export class PageWidgetManager extends ManagerBase {
     const id = String(msg.content.comm_id ?? '');
     if (type === 'comm_open') {
       if (msg.content.target_name !== this.comm_target_name || this.has_model(id)) return;
+      // ipywidgets 6 (protocol 1) has other models: its widgets keep their text form.
+      if (String(msg.metadata.version ?? '').split('.')[0] !== '2') return;
       const comm = new PageComm(this.kernel, this.comm_target_name, id);
       this.comms.set(id, comm);
       await this.handle_comm_open(comm, msg as never).catch((e: unknown) => console.warn(e));
