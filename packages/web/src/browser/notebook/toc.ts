@@ -67,7 +67,10 @@ export class TableOfContents {
   private jump(e: Event, cell: number): void {
     e.preventDefault();
     this.nb.select(cell, false);
-    this.nb.cells[cell]?.element.scrollIntoView({ block: 'start' });
     this.nb.enterCommand();
+    const target = this.nb.cells[cell]?.element;
+    target?.scrollIntoView({ block: 'start' });
+    // cells above rendered on the way (content-visibility) may have moved it: once more
+    requestAnimationFrame(() => target?.scrollIntoView({ block: 'start' }));
   }
 }
