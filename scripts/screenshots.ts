@@ -1,5 +1,6 @@
 /**
- * Writes the README's screenshots, docs/screenshots/dashboard.png and notebook.png (or into the
+ * Writes the README's screenshots, docs/screenshots/dashboard.png, notebook.png and notebook-dark.png
+ * (the dark theme, with the table of contents) (or into the
  * directory given): a real nbserve over a temp root, headless Chromium, a notebook with rich
  * outputs run on a real python3 kernel. The test suite never writes them.
  *
@@ -116,7 +117,7 @@ async function runCells(page: Page): Promise<void> {
   await page.locator('.markdown-cell.rendered h1').waitFor();
 }
 
-/** Writes dashboard.png and notebook.png into `outDir`; returns their paths. */
+/** Writes dashboard.png, notebook.png and notebook-dark.png into `outDir`; returns their paths. */
 export async function writeScreenshots(outDir: string): Promise<string[]> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-screenshots-'));
   const root = path.join(dir, 'root');
@@ -154,7 +155,17 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       window.scrollTo(0, 0);
     });
     await page.screenshot({ path: notebook });
-    return [dashboard, notebook];
+
+    // The system asks for dark: the page follows (prefers-color-scheme); the table of contents open.
+    const dark = path.join(outDir, 'notebook-dark.png');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForSelector('html[data-theme=dark]');
+    await page.click('[data-menu=view]');
+    await page.click('.menu-item[data-command=toggle-toc]');
+    await page.locator('nav.toc .toc-item').first().waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: dark });
+    return [dashboard, notebook, dark];
   } finally {
     await browser.close();
     await server.close();

@@ -135,7 +135,9 @@ describe('keyboard traps (item 8)', () => {
     await expect.poll(() => output.evaluate((e) => e.clientHeight)).toBeLessThan(full);
     expect(await output.evaluate((e) => e.scrollHeight > e.clientHeight)).toBe(true);
     await page.keyboard.press('s');
-    await expect.poll(async () => (await onDisk('keys.ipynb')).cells[3]).toMatchObject({ metadata: { scrolled: true } });
+    await expect
+      .poll(async () => (await onDisk('keys.ipynb')).cells[3])
+      .toMatchObject({ metadata: { scrolled: true } });
     await page.keyboard.press('Shift+O');
   });
 
@@ -191,7 +193,10 @@ describe('multi-cell selection, merge and split (item 7)', () => {
     expect(await highlighted()).toEqual([0, 1]);
     await page.keyboard.press('Shift+ArrowUp');
     expect(await highlighted()).toEqual([0]);
-    await cell(2).locator('.prompt').first().click({ modifiers: ['Shift'] });
+    await cell(2)
+      .locator('.prompt')
+      .first()
+      .click({ modifiers: ['Shift'] });
     expect(await highlighted()).toEqual([0, 1, 2]);
   });
 
