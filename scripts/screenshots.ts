@@ -1,5 +1,6 @@
 /**
- * Writes the README's screenshots, docs/screenshots/dashboard.png, notebook.png and widgets.png (or into the
+ * Writes the README's screenshots, docs/screenshots/dashboard.png, notebook.png, notebook-dark.png
+ * (the dark theme, with the table of contents) and widgets.png (or into the
  * directory given): a real nbserve over a temp root, headless Chromium, a notebook with rich
  * outputs run on a real python3 kernel. The test suite never writes them.
  *
@@ -118,7 +119,7 @@ async function runCells(page: Page): Promise<void> {
   await page.locator('.markdown-cell.rendered h1').waitFor();
 }
 
-/** Writes dashboard.png, notebook.png and widgets.png into `outDir`; returns their paths. */
+/** Writes dashboard.png, notebook.png, notebook-dark.png and widgets.png into `outDir`; returns their paths. */
 export async function writeScreenshots(outDir: string): Promise<string[]> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-screenshots-'));
   const root = path.join(dir, 'root');
@@ -156,8 +157,20 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       window.scrollTo(0, 0);
     });
     await page.screenshot({ path: notebook });
+
+    // The system asks for dark: the page follows (prefers-color-scheme); the table of contents open.
+    const dark = path.join(outDir, 'notebook-dark.png');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForSelector('html[data-theme=dark]');
+    await page.click('[data-menu=view]');
+    await page.click('.menu-item[data-command=toggle-toc]');
+    await page.locator('nav.toc .toc-item').first().waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: dark });
+    await page.emulateMedia({ colorScheme: 'light' });
+
     const widgets = await widgetsScreenshot(page, server.url, outDir);
-    return [dashboard, notebook, widgets];
+    return [dashboard, notebook, dark, widgets];
   } finally {
     await browser.close();
     await server.close();
