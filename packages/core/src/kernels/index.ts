@@ -3,7 +3,6 @@ export { readConnectionFile } from './connection-file.js';
 export { type IopubListener, Kernel, type KernelLifecycleEvent } from './kernel.js';
 export { type KernelOutputSink, LocalProvisioner, type LocalProvisionerOptions } from './local-provisioner.js';
 export { type CullingOptions, KernelManager, type KernelManagerOptions, type StartKernelOptions } from './manager.js';
-export { handoverCode, whyNotPoolable } from './pool.js';
 export { PidRegistry } from './pid-registry.js';
 export { isGroupAlive, isProcessAlive, sessionMembers, signalGroup, signalSession } from './process-group.js';
 export type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest, RemoteKernel } from './provisioner.js';
