@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
 import type { KernelSpecSource } from '../kernelspecs/source.js';
 import { type KernelSpecEntry, kernelNameToStart } from '../kernelspecs/spec.js';
+import { idleKernels } from './culling.js';
 import { Kernel } from './kernel.js';
 import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
 import { type KernelPools, openPools, poolCanHonour } from './pool.js';
@@ -83,10 +84,7 @@ export class KernelManager {
   startPools(): Promise<void> {
     this.#poolsStarted ??= openPools(this.#options.pools ?? {}, this.#options.kernelspecs, {
       launch: (spec) => this.#launchUnlisted(spec),
-      stop: async (kernel) => {
-        await this.#stopProcess(kernel, false);
-        kernel.dispose();
-      },
+      stop: (kernel) => this.#discard(kernel),
       warn: this.#warn,
       timeoutMs: this.#kernelInfoTimeout,
     }).then(async (pools) => {
@@ -99,6 +97,12 @@ export class KernelManager {
   /** Pooled kernels (ready and starting) and the pids of the ready ones, by kernelspec. */
   poolCounts(): Map<string, { ready: number; starting: number; pids: number[] }> {
     return this.#pools?.counts() ?? new Map();
+  }
+
+  /** Stops an unlisted kernel (pooled, or taken while the server closed) and disposes of it. */
+  async #discard(kernel: Kernel): Promise<void> {
+    await this.#stopProcess(kernel, false);
+    kernel.dispose();
   }
 
   /** A kernel for a pool: launched in the contents root, not listed, not tracked (the pool watches it). */
@@ -167,7 +171,11 @@ export class KernelManager {
       options.kernelId || !poolCanHonour(options.env)
         ? undefined
         : await this.#pools?.take(spec.name, cwd, options.env ?? {});
-    if (pooled && !this.#closed) {
+    if (pooled && this.#closed) {
+      await this.#discard(pooled); // taken while the server closed: it must not outlive that
+      throw unavailable('The server is shutting down');
+    }
+    if (pooled) {
       this.#kernels.set(pooled.id, pooled);
       const ready = Promise.resolve();
       this.#tracking.set(pooled.id, { startedAt: Date.now(), failures: 0, expectingExit: false, ready });
@@ -319,18 +327,9 @@ export class KernelManager {
 
   /** One culling pass (also run by the timer). Returns the ids shut down. */
   async cullIdle(): Promise<string[]> {
-    const { idleTimeout, connected, busy } = this.#culling;
+    const { idleTimeout } = this.#culling;
     if (idleTimeout <= 0) return [];
-    const now = this.#now().getTime();
-    const victims = [...this.#kernels.values()].filter(
-      (k) =>
-        now - k.lastActivity.getTime() > idleTimeout * 1000 &&
-        (connected || k.connections === 0) &&
-        (busy || k.executionState !== 'busy') &&
-        k.executionState !== 'starting' &&
-        k.executionState !== 'restarting' &&
-        k.process?.remote === undefined, // a gateway culls its kernels itself
-    );
+    const victims = idleKernels(this.#kernels.values(), this.#culling, this.#now().getTime());
     for (const k of victims) this.#warn(`Culling kernel ${k.name} (${k.id}): idle for more than ${idleTimeout} s`);
     await Promise.all(victims.map((k) => this.shutdown(k.id).catch(() => {})));
     return victims.map((k) => k.id);
