@@ -36,6 +36,7 @@ async function sessionToFirstReply(server: ServerHandle, api: ApiClient, noteboo
     throw new Error(`POST /api/sessions -> ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
   const session = JSON.parse(res.body.toString('utf8')) as { id: string; kernel: { id: string } };
   const ws = await WsKernelClient.connect(server.origin, server.token, session.kernel.id);
+  let ms: number;
   try {
     let msgId = '';
     const early: Message[] = [];
@@ -50,14 +51,14 @@ async function sessionToFirstReply(server: ServerHandle, api: ApiClient, noteboo
       });
     });
     const answer = await reply;
-    const ms = performance.now() - t0;
+    ms = performance.now() - t0;
     if (answer.content.status !== 'ok') throw new Error(`1+1 -> ${String(answer.content.status)}`);
-    return ms;
   } finally {
     ws.close();
-    const deleted = await api.request('DELETE', `/api/sessions/${session.id}`);
-    if (deleted.status !== 204) throw new Error(`DELETE /api/sessions/${session.id} -> ${deleted.status}`);
   }
+  const deleted = await api.request('DELETE', `/api/sessions/${session.id}`);
+  if (deleted.status !== 204) throw new Error(`DELETE /api/sessions/${session.id} -> ${deleted.status}`);
+  return ms;
 }
 
 async function measure(ctx: BenchContext, who: Subject, runs: number): Promise<number[]> {

@@ -53,7 +53,8 @@ async function probe(server: TestServer, kernelId: string): Promise<unknown[]> {
   try {
     const run = await execute(kernel, PROBE);
     expect(run.reply.content.status).toBe('ok');
-    return JSON.parse(String((run.of('stream')[0]?.content as { text: string }).text)) as unknown[];
+    const text = (run.of('stream')[0]?.content as { text?: string } | undefined)?.text;
+    return JSON.parse(String(text)) as unknown[];
   } finally {
     kernel.dispose();
     manager.dispose();
