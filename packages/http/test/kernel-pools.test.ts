@@ -192,6 +192,20 @@ describe('kernel pools and culling', () => {
   }, 240_000);
 });
 
+describe('closing while the pool is still starting', () => {
+  it('stops the starting kernel at once: no process is left', async () => {
+    const fx = await startServer({ kernelPools: { python3: 1 } });
+    const runtime = fx.runtimeDir;
+    try {
+      await waitFor(() => processesUnder(runtime).length > 0, { what: 'the pooled kernel spawned' });
+      expect(fx.app.services.kernels.poolCounts().get('python3')).toMatchObject({ ready: 0, starting: 1 });
+    } finally {
+      await fx.close();
+    }
+    expect(processesUnder(runtime)).toEqual([]);
+  }, 120_000);
+});
+
 describe('kernelspecs that cannot be pooled', () => {
   it('refuses the built-in javascript kernel and unknown kernelspecs, naming them', async () => {
     for (const [pools, message] of [

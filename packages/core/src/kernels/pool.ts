@@ -105,6 +105,8 @@ export class KernelPools {
   readonly #pools = new Map<string, Pool>();
   readonly #host: PoolHost;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Kernels of starts in flight whose process runs, not yet ready. */
+  readonly #launched = new Set<Kernel>();
   #closed = false;
 
   /** Throws a bad-request error naming the kernelspec when one cannot be pooled. */
@@ -186,11 +188,15 @@ export class KernelPools {
     try {
       const launched = await this.#host.launch(pool.spec);
       kernel = launched.kernel;
-      await launched.ready;
+      // Closing stops it at once rather than after it got ready.
+      this.#launched.add(kernel);
+      if (!this.#closed) await launched.ready;
     } catch (error) {
       if (kernel) await this.#host.stop(kernel);
       if (!this.#closed) this.#failed(pool, `failed to start: ${(error as Error).message}`);
       return;
+    } finally {
+      if (kernel) this.#launched.delete(kernel);
     }
     if (this.#closed) {
       await this.#host.stop(kernel);
@@ -234,6 +240,7 @@ export class KernelPools {
       if (pool.timer) clearTimeout(pool.timer);
       kernels.push(...pool.ready.splice(0));
     }
+    kernels.push(...this.#launched);
     await Promise.all([...kernels.map((k) => this.#host.stop(k)), ...this.#inFlight]);
   }
 }
