@@ -3,9 +3,24 @@ import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** Who a figure belongs to. `floor` is a direct ZeroMQ client on the same kind of kernel. */
-export type Subject = 'nbserve' | 'kernel-js' | 'floor' | 'ipykernel' | 'jupyter_server' | 'notebook6';
+export type Subject =
+  | 'nbserve'
+  | 'nbserve-unpooled'
+  | 'kernel-js'
+  | 'floor'
+  | 'ipykernel'
+  | 'jupyter_server'
+  | 'notebook6';
 
-export const SUBJECT_ORDER: Subject[] = ['nbserve', 'kernel-js', 'floor', 'ipykernel', 'jupyter_server', 'notebook6'];
+export const SUBJECT_ORDER: Subject[] = [
+  'nbserve',
+  'nbserve-unpooled',
+  'kernel-js',
+  'floor',
+  'ipykernel',
+  'jupyter_server',
+  'notebook6',
+];
 
 export type Target =
   /** `values[primary] / values[against]` compared with `bound`. */

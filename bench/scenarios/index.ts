@@ -23,4 +23,5 @@ export const SCENARIOS: Scenario[] = [
   terminalEchoScenario,
   terminalThroughputScenario,
   firstPaintScenario,
+  (await import('./kernel-pool.js')).kernelPoolScenario,
 ];
