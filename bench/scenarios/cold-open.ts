@@ -5,7 +5,7 @@ import { ensureCliBundle, nbserveBinNote } from '../lib/cli-bundle.js';
 import type { BenchContext } from '../lib/context.js';
 import { writeImageNotebook } from '../lib/fixtures.js';
 import { ApiClient, type ApiResponse } from '../lib/http-client.js';
-import { peakRss, resetPeakRss, rss } from '../lib/processes.js';
+import { cpuTimeMs, peakRss, resetPeakRss, rss } from '../lib/processes.js';
 import type { Subject } from '../lib/report.js';
 import type { Scenario } from '../lib/scenario.js';
 import type { ServerHandle } from '../lib/servers.js';
@@ -59,8 +59,15 @@ export const coldOpenScenario: Scenario = {
     const source = join(ctx.root, writeImageNotebook(ctx.root, 'cold-source.ipynb', 20));
     const bytes = readFileSync(source);
     rmSync(source);
+    // saved back as stored (lines split, as a client may send them), built without a parse
+    const putBody = Buffer.concat([
+      Buffer.from('{"type":"notebook","format":"json","content":'),
+      bytes,
+      Buffer.from('}'),
+    ]);
     const get: Partial<Record<Subject, number>> = {};
     const peak: Partial<Record<Subject, number>> = {};
+    const cpu: Partial<Record<Subject, number>> = {};
     const notes: string[] = [];
     let file = 0;
     const freshFile = () => {
@@ -83,14 +90,15 @@ export const coldOpenScenario: Scenario = {
     const bundleProblem = ensureCliBundle((line) => ctx.log(line));
     if (bundleProblem) ctx.fail('nbserve (bundled bin)', bundleProblem);
     for (const kind of ctx.serverKinds()) {
-      const result = await ctx.withServer(kind, (server) => measureColdOpens(server, runs, freshFile), {
+      const result = await ctx.withServer(kind, (server) => measureColdOpens(server, runs, freshFile, putBody), {
         compiled: kind === 'nbserve' && !bundleProblem,
       });
       get[kind] = median(result.get);
       peak[kind] = median(result.peak) / MB;
+      cpu[kind] = median(result.cpu);
       ctx.log(
         `${kind}: GET ${result.get.map((t) => t.toFixed(0)).join(', ')} ms; PUT ${result.put.map((t) => t.toFixed(0)).join(', ')} ms; ` +
-          `peak RSS growth ${result.peak.map((p) => (p / MB).toFixed(0)).join(', ')} MB`,
+          `peak RSS growth ${result.peak.map((p) => (p / MB).toFixed(0)).join(', ')} MB; CPU per GET ${result.cpu.join(', ')} ms`,
       );
       notes.push(`${kind}: idle RSS ${(result.idle / MB).toFixed(0)} MB`);
     }
@@ -105,6 +113,14 @@ export const coldOpenScenario: Scenario = {
       ],
     });
     ctx.record({
+      metric: 'server CPU time for that GET',
+      unit: 'ms',
+      values: cpu,
+      notes: [
+        'user + system time of the server process from /proc (10 ms ticks): less sensitive to load from elsewhere than the wall-clock time',
+      ],
+    });
+    ctx.record({
       metric: 'peak RSS over idle (before the first open) during that GET and a PUT of it',
       unit: 'MB',
       values: peak,
@@ -114,11 +130,12 @@ export const coldOpenScenario: Scenario = {
   },
 };
 
-async function measureColdOpens(server: ServerHandle, runs: number, freshFile: () => string) {
+async function measureColdOpens(server: ServerHandle, runs: number, freshFile: () => string, body: Buffer) {
   const api = new ApiClient(server.origin, server.token);
   const get: number[] = [];
   const put: number[] = [];
   const peak: number[] = [];
+  const cpu: number[] = [];
   try {
     await sleep(1000);
     // what the server holds after an open (caches, a grown heap) counts in the next run's peak
@@ -127,18 +144,18 @@ async function measureColdOpens(server: ServerHandle, runs: number, freshFile: (
       const name = freshFile();
       await sleep(1000);
       if (!resetPeakRss(server.pid)) throw new Error('cannot reset VmHWM (/proc/<pid>/clear_refs needs root)');
+      const cpu0 = cpuTimeMs(server.pid);
       const res = await api.request('GET', `/api/contents/${name}?type=notebook&content=1`);
       expectOk(res, 'GET /api/contents/<notebook>');
       get.push(res.ms);
-      const model = JSON.parse(res.body.toString('utf8')) as { content: unknown };
-      const body = Buffer.from(JSON.stringify({ type: 'notebook', format: 'json', content: model.content }));
+      cpu.push(cpuTimeMs(server.pid) - cpu0);
       const saved = await api.request('PUT', `/api/contents/${name}`, body);
       expectOk(saved, 'PUT /api/contents/<notebook>');
       put.push(saved.ms);
       peak.push(peakRss(server.pid) - idle);
       expectOk(await api.request('DELETE', `/api/contents/${name}`), 'DELETE /api/contents/<notebook>');
     }
-    return { get, put, peak, idle };
+    return { get, put, peak, idle, cpu };
   } finally {
     api.close();
   }

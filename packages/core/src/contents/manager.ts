@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../errors.js';
-import { SpareBuffer } from '../util/spare-buffer.js';
+import { type SpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
@@ -95,7 +95,7 @@ export class ContentsManager {
       statTracksChanges: capabilities?.statTracksChanges === true,
     });
     const releases = capabilities?.releasesWrittenData && this.checkpoints.capabilities?.releasesWrittenData;
-    this.#saveBuffers = releases ? new SpareBuffer() : undefined;
+    this.#saveBuffers = releases ? sharedSpareBuffer : undefined;
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -174,53 +174,55 @@ export class ContentsManager {
       throw badRequest(`Cannot create file or directory '${path}'`);
     }
 
-    return this.#mutating(() =>
-      this.#locks.run(path, async () => {
-        const existing = await this.store.stat(path);
-        // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
-        // a missing content is an empty notebook or text file (the spec's "new empty notebook").
-        const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
-        if (input.type === undefined) throw badRequest('No file type provided');
-        if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
-        const type = input.type as ContentType;
-        if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
-        await checkPrecondition(path, existing, precondition, () => this.store.read(path));
-        if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
-        if (type === 'directory') {
-          if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
-          if (existing === null) await this.store.mkdir(path);
-          return { model: await this.get(path, { content: false }), created: true };
-        }
-        if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
-        let bytes: Uint8Array;
-        let message: string | null = null;
-        let trusted = false;
-        const buffers = type === 'notebook' ? this.#saveBuffers : undefined;
-        if (type === 'notebook') {
-          const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
-          bytes = serializeNotebook(parsed.notebook, buffers);
-          message = parsed.validationMessage;
-          trusted = allCellsTrusted(parsed.notebook);
-        } else {
-          bytes = encodeFileContent(path, input.content, input.format);
-        }
-        let hash: string;
-        try {
-          hash = await this.#writeHashed(path, bytes);
-          if (trusted) await this.#signQuietly(bytes);
-          // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
-          if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
-            await this.checkpoints.create(path, bytes);
+    return this.#mutating(
+      () =>
+        this.#locks.run(path, async () => {
+          const existing = await this.store.stat(path);
+          // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
+          // a missing content is an empty notebook or text file (the spec's "new empty notebook").
+          const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
+          if (input.type === undefined) throw badRequest('No file type provided');
+          if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
+          const type = input.type as ContentType;
+          if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
+          await checkPrecondition(path, existing, precondition, () => this.store.read(path));
+          if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
+          if (type === 'directory') {
+            if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
+            if (existing === null) await this.store.mkdir(path);
+            return { model: await this.get(path, { content: false }), created: true };
           }
-        } finally {
-          buffers?.give(bytes); // nothing reads the bytes any more
-        }
-        const model = await this.get(path, { content: false, type });
-        model.hash = hash;
-        model.hash_algorithm = HASH_ALGORITHM;
-        if (message !== null) model.message = message;
-        return { model, created: existing === null };
-      }),
+          if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
+          let bytes: Uint8Array;
+          let message: string | null = null;
+          let trusted = false;
+          const buffers = type === 'notebook' ? this.#saveBuffers : undefined;
+          if (type === 'notebook') {
+            const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
+            bytes = serializeNotebook(parsed.notebook, buffers);
+            message = parsed.validationMessage;
+            trusted = allCellsTrusted(parsed.notebook);
+          } else {
+            bytes = encodeFileContent(path, input.content, input.format);
+          }
+          let hash: string;
+          try {
+            hash = await this.#writeHashed(path, bytes);
+            if (trusted) await this.#signQuietly(bytes);
+            // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
+            if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
+              await this.checkpoints.create(path, bytes);
+            }
+          } finally {
+            buffers?.give(bytes); // nothing reads the bytes any more
+          }
+          const model = await this.get(path, { content: false, type });
+          model.hash = hash;
+          model.hash_algorithm = HASH_ALGORITHM;
+          if (message !== null) model.message = message;
+          return { model, created: existing === null };
+        }),
+      path,
     );
   }
 
@@ -326,7 +328,7 @@ export class ContentsManager {
     await this.#mutating(async () => {
       await this.store.rename(from, to);
       await this.checkpoints.renameAll(from, to);
-    });
+    }, from);
     return this.get(to, { content: false });
   }
 
@@ -344,7 +346,7 @@ export class ContentsManager {
     await this.#mutating(async () => {
       await this.store.remove(path);
       await this.checkpoints.deleteAll(path);
-    });
+    }, path);
   }
 
   /** `POST …/trust`: signs the notebook as it is now, so its outputs are trusted when read. */
@@ -393,14 +395,15 @@ export class ContentsManager {
 
   /**
    * Runs a change to the store; afterwards no request joins a listing that started before it, so
-   * a client always sees its own writes.
+   * a client always sees its own writes, and the served JSON of the notebook at `path` (saved,
+   * renamed or deleted) is not kept any longer.
    */
-  async #mutating<T>(change: () => Promise<T>): Promise<T> {
+  async #mutating<T>(change: () => Promise<T>, path?: string): Promise<T> {
     try {
       return await change();
     } finally {
       this.#reader.changed();
-      this.#served.changed();
+      this.#served.changed(path);
     }
   }
 
