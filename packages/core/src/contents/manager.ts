@@ -174,55 +174,53 @@ export class ContentsManager {
       throw badRequest(`Cannot create file or directory '${path}'`);
     }
 
-    return this.#mutating(
-      () =>
-        this.#locks.run(path, async () => {
-          const existing = await this.store.stat(path);
-          // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
-          // a missing content is an empty notebook or text file (the spec's "new empty notebook").
-          const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
-          if (input.type === undefined) throw badRequest('No file type provided');
-          if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
-          const type = input.type as ContentType;
-          if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
-          await checkPrecondition(path, existing, precondition, () => this.store.read(path));
-          if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
-          if (type === 'directory') {
-            if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
-            if (existing === null) await this.store.mkdir(path);
-            return { model: await this.get(path, { content: false }), created: true };
+    return this.#mutating(() =>
+      this.#locks.run(path, async () => {
+        const existing = await this.store.stat(path);
+        // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
+        // a missing content is an empty notebook or text file (the spec's "new empty notebook").
+        const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
+        if (input.type === undefined) throw badRequest('No file type provided');
+        if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
+        const type = input.type as ContentType;
+        if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
+        await checkPrecondition(path, existing, precondition, () => this.store.read(path));
+        if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
+        if (type === 'directory') {
+          if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
+          if (existing === null) await this.store.mkdir(path);
+          return { model: await this.get(path, { content: false }), created: true };
+        }
+        if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
+        let bytes: Uint8Array;
+        let message: string | null = null;
+        let trusted = false;
+        const buffers = type === 'notebook' ? this.#saveBuffers : undefined;
+        if (type === 'notebook') {
+          const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
+          bytes = serializeNotebook(parsed.notebook, buffers);
+          message = parsed.validationMessage;
+          trusted = allCellsTrusted(parsed.notebook);
+        } else {
+          bytes = encodeFileContent(path, input.content, input.format);
+        }
+        let hash: string;
+        try {
+          hash = await this.#writeHashed(path, bytes);
+          if (trusted) await this.#signQuietly(bytes);
+          // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
+          if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
+            await this.checkpoints.create(path, bytes);
           }
-          if (existing?.kind === 'directory') throw badRequest(`${path} is a directory`, 'bad type');
-          let bytes: Uint8Array;
-          let message: string | null = null;
-          let trusted = false;
-          const buffers = type === 'notebook' ? this.#saveBuffers : undefined;
-          if (type === 'notebook') {
-            const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
-            bytes = serializeNotebook(parsed.notebook, buffers);
-            message = parsed.validationMessage;
-            trusted = allCellsTrusted(parsed.notebook);
-          } else {
-            bytes = encodeFileContent(path, input.content, input.format);
-          }
-          let hash: string;
-          try {
-            hash = await this.#writeHashed(path, bytes);
-            if (trusted) await this.#signQuietly(bytes);
-            // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
-            if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
-              await this.checkpoints.create(path, bytes);
-            }
-          } finally {
-            buffers?.give(bytes); // nothing reads the bytes any more
-          }
-          const model = await this.get(path, { content: false, type });
-          model.hash = hash;
-          model.hash_algorithm = HASH_ALGORITHM;
-          if (message !== null) model.message = message;
-          return { model, created: existing === null };
-        }),
-      path,
+        } finally {
+          buffers?.give(bytes); // nothing reads the bytes any more
+        }
+        const model = await this.get(path, { content: false, type });
+        model.hash = hash;
+        model.hash_algorithm = HASH_ALGORITHM;
+        if (message !== null) model.message = message;
+        return { model, created: existing === null };
+      }),
     );
   }
 
@@ -230,6 +228,7 @@ export class ContentsManager {
   async #writeHashed(path: string, bytes: Uint8Array): Promise<string> {
     // settle both before returning: the caller reuses the buffer once this returns
     const [written, hashed] = await Promise.allSettled([this.store.write(path, bytes), sha256Async(bytes)]);
+    this.#served.changed(path); // the served JSON of what was there is of no use any more
     if (written.status === 'rejected') throw written.reason;
     if (hashed.status === 'rejected') throw hashed.reason;
     return hashed.value;
@@ -395,8 +394,8 @@ export class ContentsManager {
 
   /**
    * Runs a change to the store; afterwards no request joins a listing that started before it, so
-   * a client always sees its own writes, and the served JSON of the notebook at `path` (saved,
-   * renamed or deleted) is not kept any longer.
+   * a client always sees its own writes, and the served JSON of the notebook at `path` (renamed
+   * or deleted) is not kept any longer.
    */
   async #mutating<T>(change: () => Promise<T>, path?: string): Promise<T> {
     try {
