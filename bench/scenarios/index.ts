@@ -1,5 +1,7 @@
 import type { Scenario } from '../lib/scenario.js';
+import { coldOpenScenario } from './cold-open.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
+import { executeJsonScenario } from './execute-json.js';
 import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
 import { kernelJsScenario } from './kernel-js.js';
@@ -24,4 +26,6 @@ export const SCENARIOS: Scenario[] = [
   terminalThroughputScenario,
   firstPaintScenario,
   (await import('./kernel-pool.js')).kernelPoolScenario,
+  coldOpenScenario,
+  executeJsonScenario,
 ];
