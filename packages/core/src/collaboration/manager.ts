@@ -107,6 +107,11 @@ export class CollaborationManager {
     await this.fileIds.renamed(normalizeApiPath(from), normalizeApiPath(to));
   }
 
+  /** A delete through the contents API: the ids under that path are forgotten (rooms close on their next look at the disk). */
+  async deleted(gone: string): Promise<void> {
+    await this.fileIds.deleted(normalizeApiPath(gone));
+  }
+
   /** Saves every document and closes every room. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -337,7 +337,12 @@ export class Room {
 
   async #pollOnce(): Promise<void> {
     const path = this.#options.path();
-    if (this.#closed || path === undefined) return;
+    if (this.#closed) return;
+    if (path === undefined) {
+      // Deleted through the contents API. Not awaited: closing waits for this queue.
+      void this.close(CLOSE.notFound, 'File is gone').then(() => this.#options.onIdle(this));
+      return;
+    }
     try {
       if (!(await this.#options.file.statChanged(path))) return;
       const { hash } = await this.#options.file.load(path);
