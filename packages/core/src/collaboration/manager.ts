@@ -94,6 +94,8 @@ export class CollaborationManager {
       this.#rooms.delete(id);
       return this.room(roomId);
     }
+    // Dropped later unless a client connects or a run holds it (the timer checks again when it fires).
+    if (opened.idle) this.#onIdle(id, opened);
     return opened;
   }
 
