@@ -68,6 +68,7 @@ export class Room {
   #saving: Promise<void> = Promise.resolve();
   #dirty = false;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(options: RoomOptions) {
     this.#options = options;
@@ -129,9 +130,13 @@ export class Room {
     await this.#saving;
   }
 
-  /** Saves what is unsaved, compacts the log and disconnects everyone. */
-  async close(code: number = CLOSE.goingAway, reason = 'Server shutting down'): Promise<void> {
-    if (this.#closed) return;
+  /** Saves what is unsaved, compacts the log and disconnects everyone (once, however often called). */
+  close(code: number = CLOSE.goingAway, reason = 'Server shutting down'): Promise<void> {
+    this.#closing ??= this.#close(code, reason);
+    return this.#closing;
+  }
+
+  async #close(code: number, reason: string): Promise<void> {
     clearInterval(this.#pollTimer);
     await this.#saving.catch(() => undefined); // a save in flight finishes first
     if (this.#dirty) {
