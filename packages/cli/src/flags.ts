@@ -390,6 +390,22 @@ export const FLAGS: readonly FlagSpec[] = [
     description:
       'keep n started kernels of a kernelspec ready for new sessions and kernels; repeat for more (ipykernel only; python3=1 recommended)',
   },
+  {
+    name: 'collaboration',
+    type: 'boolean',
+    option: 'collaboration',
+    description:
+      'live documents: shared editing and server-side cell runs (--no-collaboration: /api/collaboration and the execute route are 404s)',
+  },
+  {
+    name: 'collaboration-save-delay',
+    type: 'integer',
+    option: 'collaborationSaveDelay',
+    min: 0,
+    max: 3600,
+    valueName: 'seconds',
+    description: 'save a shared document this many seconds after its last change',
+  },
 ] satisfies readonly DefaultedFlag[];
 
 function fail(flag: FlagSpec, message: string): never {
