@@ -56,7 +56,10 @@ export class NotebookChrome {
       e.stopPropagation();
       this.kernelMenu.hidden = !this.kernelMenu.hidden;
     });
-    document.body.replaceChildren(
+    // One sticky block, so header, menus and toolbar stay on screen together whatever their heights.
+    const header = h(
+      'div',
+      { className: 'notebook-header' },
       h(
         'header',
         { className: 'topbar notebook-topbar' },
@@ -71,6 +74,9 @@ export class NotebookChrome {
       ),
       renderMenuBar(this.commands, { Kernel: [changeKernel, this.kernelMenu] }),
       this.renderToolbar(),
+    );
+    document.body.replaceChildren(
+      header,
       h('main', { className: 'notebook-main', id: 'notebook' }, this.notebook.element),
       this.notebook.pager.element,
     );
@@ -126,7 +132,7 @@ export class NotebookChrome {
 
   showKernelStatus(status: KernelStatus, kernelName: string): void {
     this.kernelStatus.dataset.status = status;
-    this.kernelStatus.textContent = status === 'idle' ? 'Idle' : status[0]?.toUpperCase() + status.slice(1);
+    this.kernelStatus.textContent = status === 'dead' ? 'Dead kernel' : status[0]?.toUpperCase() + status.slice(1);
     this.kernelStatus.title = `Kernel ${status}`;
     this.kernelName.textContent = kernelName;
   }
