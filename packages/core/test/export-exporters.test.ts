@@ -67,7 +67,7 @@ function sampleNotebook(language = 'python') {
 const text = (body: string | Uint8Array) => (typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
 
 describe('built-in exporters', () => {
-  const manager = new ExportManager({ nbconvert: false });
+  const manager = new ExportManager({ nbconvert: false, pdf: false });
 
   it('lists the built-in formats with their mimetypes', async () => {
     expect(await manager.list()).toEqual({

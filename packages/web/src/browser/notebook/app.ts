@@ -6,6 +6,7 @@ import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { NotebookChrome } from './chrome.js';
 import { installCommandKeys } from './command-keys.js';
 import { type CommandActions, CommandRegistry } from './commands.js';
+import { downloadSubmenu } from './download-menu.js';
 import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js';
 import { KernelNotice } from './kernel-notice.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
@@ -38,7 +39,8 @@ export class NotebookApp {
 
   /** `content`: the notebook's contents model, already requested by the page's entry script. */
   async start(content: Promise<ContentsModel>): Promise<void> {
-    this.chrome.render(this.path);
+    const downloadAs = (format: string) => void this.download(format).catch((e: unknown) => toast(String(e), 'error'));
+    this.chrome.render(this.path, { File: downloadSubmenu(downloadAs) });
     document.querySelector('.notebook-header')?.append(this.notice.element);
     this.showKernelStatus('connecting');
     const [model, specs] = await Promise.all([content, api<KernelSpecs>('api/kernelspecs').catch(() => undefined)]);
@@ -328,7 +330,10 @@ export class NotebookApp {
     toast('Notebook trusted');
   }
 
-  private download(format: 'ipynb' | 'script' | 'html'): void {
+  /** Saves first (as Notebook does), so the download is what the page shows. */
+  private async download(format: string): Promise<void> {
+    if (this.notebook.dirty) await this.save(false);
+    if (this.notebook.dirty) return; // the save was cancelled (conflict dialog)
     const { baseUrl } = pageConfig();
     const href =
       format === 'ipynb'

@@ -3,7 +3,7 @@ import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { basename, dirname, url } from '../lib/paths.js';
-import type { CommandId, CommandRegistry } from './commands.js';
+import type { CommandId, CommandRegistry, MenuName } from './commands.js';
 import type { KernelStatus } from './kernel.js';
 import { renderMenuBar } from './menus.js';
 import type { CellType } from './model.js';
@@ -43,8 +43,8 @@ export class NotebookChrome {
     private readonly commands: CommandRegistry,
   ) {}
 
-  /** Builds the whole page around the notebook's cells. */
-  render(path: string): void {
+  /** Builds the whole page around the notebook's cells; `extra` adds items to the end of menus. */
+  render(path: string, extra: Partial<Record<MenuName, Node[]>> = {}): void {
     this.nameEl.addEventListener('click', () => this.commands.run('rename'));
     this.trustEl.addEventListener('click', () => this.commands.run('trust'));
     const changeKernel = h(
@@ -72,7 +72,7 @@ export class NotebookChrome {
         this.kernelName,
         this.kernelStatus,
       ),
-      renderMenuBar(this.commands, { Kernel: [changeKernel, this.kernelMenu] }),
+      renderMenuBar(this.commands, { ...extra, Kernel: [changeKernel, this.kernelMenu] }),
       this.renderToolbar(),
     );
     document.body.replaceChildren(
