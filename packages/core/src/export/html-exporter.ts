@@ -32,7 +32,6 @@ pre{margin:0;font-family:"SFMono-Regular",Menlo,Consolas,monospace;font-size:.9e
 img{max-width:100%}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
 math[display=block]{display:block;margin:.5em 0;overflow-x:auto}
-.katex-error{color:#c00}
 `;
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];

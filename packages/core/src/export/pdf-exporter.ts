@@ -74,8 +74,8 @@ export class ChromiumPdfExporter implements Exporter {
         cwd: dir,
         maxOutputBytes: 1024 * 1024,
       });
-      const pdf = await readFile(out).catch(() => undefined);
-      if (!pdf || pdf.subarray(0, 5).toString('latin1') !== '%PDF-') {
+      const pdf = await readFile(out).catch(() => Buffer.alloc(0));
+      if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-') {
         console.error(`[nbserve] printing to PDF failed (${result.code}): ${result.stderr.slice(-2000)}`);
         throw internalError(`PDF export failed: ${result.timedOut ? 'timed out' : 'the browser printed nothing'}`);
       }
