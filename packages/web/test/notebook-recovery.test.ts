@@ -135,9 +135,9 @@ describe('notebook page: header and kernel recovery (real python3 kernel)', () =
     expect(await first.locator('.output-stream').textContent()).toBe('42\n');
   }, 180_000);
 
-  it('Kernel > Restart on a dead kernel starts a new one', async () => {
+  it('Kernel > Restart on a dead kernel starts a new one (shut down as the Running tab does)', async () => {
     const old = await session();
-    expect((await h.server.fetch(`api/kernels/${old.kernel.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await h.server.fetch(`api/sessions/${old.id}`, { method: 'DELETE' })).status).toBe(204);
     await page.waitForSelector('.kernel-status[data-status=dead]', { timeout: 30_000 });
     await page.click('[data-menu=kernel]');
     await page.click('.menu-item[data-command=restart]');
