@@ -1,5 +1,7 @@
 import type { Scenario } from '../lib/scenario.js';
+import { coldOpenScenario } from './cold-open.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
+import { executeJsonScenario } from './execute-json.js';
 import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
 import { kernelJsScenario } from './kernel-js.js';
@@ -23,4 +25,7 @@ export const SCENARIOS: Scenario[] = [
   terminalEchoScenario,
   terminalThroughputScenario,
   firstPaintScenario,
+  (await import('./kernel-pool.js')).kernelPoolScenario,
+  coldOpenScenario,
+  executeJsonScenario,
 ];

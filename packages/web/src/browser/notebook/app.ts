@@ -11,6 +11,7 @@ import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js'
 import { KernelNotice } from './kernel-notice.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
+import { pageToolActions } from './page-tools.js';
 import { lockName, type ResumeStorage, ResumeTracker, resumeKey, sweep, takeEntry } from './resume.js';
 import { SaveConflict, Saver } from './saving.js';
 import { showShortcuts } from './shortcut-help.js';
@@ -403,6 +404,7 @@ export class NotebookApp {
       'insert-below': () => nb.insertBelow(),
       'select-previous': () => nb.select(nb.selected - 1),
       'select-next': () => nb.select(nb.selected + 1),
+      ...pageToolActions(nb, () => this.commands),
     };
   }
 }

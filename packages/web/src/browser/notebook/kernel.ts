@@ -19,6 +19,8 @@ export interface RequestHandlers {
   onStdin?(msg: KernelMessage): void;
   /** Called once both the shell reply and the iopub `idle` have arrived. */
   onDone?(): void;
+  /** The request has no reply (comm messages): it is done at its `idle`. */
+  noReply?: boolean;
 }
 
 interface Pending extends RequestHandlers {
@@ -71,6 +73,10 @@ export class KernelConnection {
   onAutoRestart: () => void = () => {};
   /** An `execute_request` goes out (a cell runs). */
   onExecute: () => void = () => {};
+  /** The kernel's comm messages (`comm_open`, `comm_msg`, `comm_close`), whoever caused them (widgets/host.ts). */
+  onComm: (msg: KernelMessage) => void = () => {};
+  /** The WebSocket to the kernel is open (again). */
+  onConnect: () => void = () => {};
 
   get kernelId(): string | undefined {
     return this.session?.kernel.id;
@@ -267,6 +273,7 @@ export class KernelConnection {
       this.requestKernelInfo();
       void this.syncStatus();
       this.scheduleOrphanCheck();
+      this.onConnect();
     };
     ws.onmessage = (event) => {
       const msg = decodeFrame(event.data as string | ArrayBuffer);
@@ -363,6 +370,10 @@ export class KernelConnection {
       if (state === 'idle') this.scheduleOrphanCheck();
       return;
     }
+    if (msg.channel === 'iopub' && msg.header.msg_type.startsWith('comm_')) {
+      this.onComm(msg);
+      return;
+    }
     if (!pending) {
       if (msg.channel === 'iopub') this.onUnhandledIOPub(msg);
       return;
@@ -389,7 +400,7 @@ export class KernelConnection {
         this.pending.delete(id);
         pending.onDone?.();
       }, REPLY_GRACE_MS);
-    } else if (pending.replied && !pending.onIOPub) {
+    } else if ((pending.replied && !pending.onIOPub) || (pending.idle && pending.noReply)) {
       // Requests without iopub interest (complete, inspect) are done at the reply.
       this.pending.delete(id);
       pending.onDone?.();
