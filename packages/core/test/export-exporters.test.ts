@@ -67,7 +67,7 @@ function sampleNotebook(language = 'python') {
 const text = (body: string | Uint8Array) => (typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
 
 describe('built-in exporters', () => {
-  const manager = new ExportManager({ nbconvert: false });
+  const manager = new ExportManager({ nbconvert: false, pdf: false });
 
   it('lists the built-in formats with their mimetypes', async () => {
     expect(await manager.list()).toEqual({
@@ -139,6 +139,28 @@ describe('built-in exporters', () => {
     expect(html).not.toMatch(/<iframe|<object|<embed|<base|<form/i);
   });
 
+  it('html: math rendered to MathML by KaTeX, every backslash kept, code spans and escapes left alone', async () => {
+    const nb = sampleNotebook();
+    nb.cells = [
+      { cell_type: 'markdown', id: 'm', metadata: {}, source: 'A $a\\,b$ and $$\\frac{1}{2}\\,x$$, `$c$`, \\$5' },
+      {
+        cell_type: 'code',
+        id: 'c',
+        metadata: {},
+        execution_count: 1,
+        source: 'x',
+        outputs: [{ output_type: 'display_data', metadata: {}, data: { 'text/latex': '$\\alpha\\,\\beta$' } }],
+      },
+    ] as never;
+    const html = text((await manager.export('html', nb, 'math')).body);
+    const tex = [...html.matchAll(/<annotation encoding="application\/x-tex">([^<]*)<\/annotation>/g)].map((m) => m[1]);
+    expect(tex).toEqual(['a\\,b', '\\frac{1}{2}\\,x', '\\alpha\\,\\beta']);
+    expect(html).toContain('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">');
+    expect(html).toContain('<code>$c$</code>');
+    expect(html).toContain(', <code>$c$</code>, $5');
+    expect(html).not.toContain('a,b');
+  });
+
   it('unknown format is not-found, a non-v4 notebook is a bad request', async () => {
     const unknown = await manager.export('docx', sampleNotebook(), 'a').catch((e: unknown) => e);
     expect(isNbserveError(unknown) && unknown.kind).toBe('not-found');
@@ -207,7 +229,18 @@ describe('nbconvert delegation (python3-nbconvert is installed here)', () => {
   });
 
   it('a missing nbconvert leaves only the built-ins', async () => {
-    const without = new ExportManager({ nbconvert: { command: ['/nonexistent/python3', '-m', 'nbconvert'] } });
+    const without = new ExportManager({
+      nbconvert: { command: ['/nonexistent/python3', '-m', 'nbconvert'] },
+      pdf: false,
+    });
     expect(Object.keys(await without.list())).toEqual(['html', 'markdown', 'notebook', 'script']);
   });
+
+  it('pdf without LaTeX is the HTML export printed by Chromium (Debian chromium is installed here)', async () => {
+    const list = await new ExportManager({ nbconvert: false }).list();
+    expect(Object.keys(list)).toEqual(['html', 'markdown', 'notebook', 'pdf', 'script']);
+    const result = await new ExportManager({ nbconvert: false }).export('pdf', sampleNotebook(), 'a');
+    expect(result.extension).toBe('.pdf');
+    expect(Buffer.from(result.body).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  }, 120_000);
 });

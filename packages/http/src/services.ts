@@ -130,6 +130,8 @@ export function createServices(options: NbserveOptions): Services {
     get exporters() {
       exporters ??= new ExportManager({
         nbconvert: options.nbconvertCommand === false ? false : nbconvertOptions(options),
+        // Built-ins only: no PDF printed by Chromium either.
+        ...(options.nbconvertCommand === false ? { pdf: false as const } : {}),
       });
       return exporters;
     },

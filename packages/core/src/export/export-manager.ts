@@ -5,6 +5,7 @@ import { MarkdownExporter } from './markdown-exporter.js';
 import { detectNbconvert, type NbconvertOptions } from './nbconvert-exporter.js';
 import { parseExportNotebook } from './notebook.js';
 import { NotebookExporter } from './notebook-exporter.js';
+import { type PdfOptions, pdfExporter } from './pdf-exporter.js';
 import { ScriptExporter } from './script-exporter.js';
 import type { Exporter, ExportResult } from './types.js';
 
@@ -13,18 +14,22 @@ export interface ExportManagerOptions {
   exporters?: readonly Exporter[];
   /** Delegate other formats to nbconvert when installed (default true); `false` disables. */
   nbconvert?: NbconvertOptions | false;
+  /** `pdf` by printing the HTML export in Chromium when LaTeX is missing (default on); `false` disables. */
+  pdf?: PdfOptions | false;
 }
 
 /** The formats of `/api/nbconvert` and `/nbconvert/<format>`. Built-ins need no Python. */
 export class ExportManager {
   private readonly builtIn: Map<string, Exporter>;
   private readonly nbconvertOptions: NbconvertOptions | false;
+  private readonly pdfOptions: PdfOptions | false;
   private all: Promise<Map<string, Exporter>> | undefined;
 
   constructor(options: ExportManagerOptions = {}) {
     const exporters = [new ScriptExporter(), new MarkdownExporter(), new HtmlExporter(), new NotebookExporter()];
     this.builtIn = new Map([...exporters, ...(options.exporters ?? [])].map((e) => [e.format, e]));
     this.nbconvertOptions = options.nbconvert ?? {};
+    this.pdfOptions = options.pdf ?? {};
   }
 
   /** `{format: {output_mimetype}}`, as `GET /api/nbconvert` answers. */
@@ -55,6 +60,10 @@ export class ExportManager {
     this.all ??= (async () => {
       const delegated = this.nbconvertOptions === false ? [] : await detectNbconvert(this.nbconvertOptions);
       const map = new Map<string, Exporter>(delegated.map((e) => [e.format, e]));
+      // nbconvert lists `pdf` whether or not LaTeX is installed.
+      const pdf = await pdfExporter(map.get('pdf'), this.builtIn.get('html') as Exporter, this.pdfOptions);
+      if (pdf) map.set('pdf', pdf);
+      else map.delete('pdf');
       for (const [format, exporter] of this.builtIn) map.set(format, exporter);
       return map;
     })();

@@ -4,12 +4,12 @@ import { neutralizeHtml } from './escape.js';
 import { bundleText, type ExportCell, type ExportNotebook, type ExportOutput, joinSource } from './notebook.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 
-type Markdown = typeof import('./markdown-html.js').markdownToHtml;
+type Markdown = typeof import('./markdown-html.js');
 let loadedMarkdown: Markdown | undefined;
 
-/** marked builds its regex tables on import (~15 ms): load it with the first export, not at server start. */
+/** marked and KaTeX take a while to import: load them with the first export, not at server start. */
 async function loadMarkdown(): Promise<Markdown> {
-  loadedMarkdown ??= (await import('./markdown-html.js')).markdownToHtml;
+  loadedMarkdown ??= await import('./markdown-html.js');
   return loadedMarkdown;
 }
 
@@ -31,6 +31,7 @@ pre{margin:0;font-family:"SFMono-Regular",Menlo,Consolas,monospace;font-size:.9e
 .error pre{background:#fff0f0}
 img{max-width:100%}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
+math[display=block]{display:block;margin:.5em 0;overflow-x:auto}
 `;
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -71,7 +72,7 @@ ${cells}
 function renderCell(cell: ExportCell, notebook: ExportNotebook, markdown: Markdown): string {
   const source = joinSource(cell.source);
   if (cell.cell_type === 'markdown') {
-    return `<div class="cell markdown"><div class="row"><div class="prompt"></div><div class="body">${markdown(source, cell.attachments)}</div></div></div>`;
+    return `<div class="cell markdown"><div class="row"><div class="prompt"></div><div class="body">${markdown.markdownToHtml(source, cell.attachments)}</div></div></div>`;
   }
   if (cell.cell_type !== 'code') {
     return `<div class="cell raw"><div class="row"><div class="prompt"></div><div class="body"><pre>${escapeHtml(source)}</pre></div></div></div>`;
@@ -115,8 +116,9 @@ function renderBundle(data: Record<string, unknown>, markdown: Markdown): string
     if (/^[A-Za-z0-9+/=]+$/.test(base64)) return `<img src="data:${type};base64,${base64}" alt="${type.slice(6)}">`;
   }
   if (data['text/markdown'] !== undefined)
-    return `<div class="markdown">${markdown(bundleText(data['text/markdown']))}</div>`;
-  if (data['text/latex'] !== undefined) return `<pre class="latex">${escapeHtml(bundleText(data['text/latex']))}</pre>`;
+    return `<div class="markdown">${markdown.markdownToHtml(bundleText(data['text/markdown']))}</div>`;
+  if (data['text/latex'] !== undefined)
+    return `<div class="latex">${markdown.latexToHtml(bundleText(data['text/latex']))}</div>`;
   if (data['application/json'] !== undefined) {
     return `<pre class="json">${escapeHtml(JSON.stringify(data['application/json'], null, 2))}</pre>`;
   }

@@ -6,6 +6,7 @@ export { MarkdownExporter } from './markdown-exporter.js';
 export { detectNbconvert, NbconvertExporter, type NbconvertOptions } from './nbconvert-exporter.js';
 export { type ExportNotebook, joinSource, parseExportNotebook } from './notebook.js';
 export { NotebookExporter } from './notebook-exporter.js';
+export { ChromiumPdfExporter, type PdfOptions } from './pdf-exporter.js';
 export { languageSyntax, ScriptExporter } from './script-exporter.js';
 export type { Exporter, ExportRequest, ExportResult } from './types.js';
 export { createZip, type ZipEntry } from './zip.js';

@@ -1,13 +1,18 @@
 import { Marked, type Tokens } from 'marked';
 import { escapeHtml } from '../html/escape.js';
 import { neutralizeHtml } from './escape.js';
+import { withMath } from './math-html.js';
+
+export { latexToHtml } from './math-html.js';
 
 const SAFE_URL = /^(?:https?:|mailto:|#|\/|\.{0,2}\/|[\w.~%-]+(?:[/?#]|$))/i;
 
 /**
  * Markdown (a markdown cell or a `text/markdown` output) to HTML for an exported page.
  * Raw HTML is allowed as in Jupyter but neutralized; link and image URLs are limited to safe
- * schemes; `attachment:` images resolve to the cell's attachments as data URIs.
+ * schemes; `attachment:` images resolve to the cell's attachments as data URIs. `$…$`, `$$…$$`,
+ * `\(…\)` and `\[…\]` math is lifted out before marked sees it (which would take `\,` for an
+ * escaped comma) and rendered to MathML.
  */
 export function markdownToHtml(markdown: string, attachments: Record<string, Record<string, unknown>> = {}): string {
   const marked = new Marked({ gfm: true, breaks: false });
@@ -31,7 +36,7 @@ export function markdownToHtml(markdown: string, attachments: Record<string, Rec
       },
     },
   });
-  return marked.parse(markdown, { async: false }) as string;
+  return withMath(markdown, (text) => marked.parse(text, { async: false }) as string);
 }
 
 function safeUrl(url: string): string | undefined {

@@ -6,12 +6,14 @@ import { runProcess } from '../util/run-process.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 import { createZip } from './zip.js';
 
-/** Mimetypes and extensions of nbconvert's exporters (from their classes' `output_mimetype`). */
+/**
+ * Mimetypes and extensions of nbconvert's exporters (from their classes' `output_mimetype`).
+ * Not `webpdf`: it needs pyppeteer, and `pdf` prints the HTML export in Chromium the same way.
+ */
 const KNOWN: Record<string, { mimetype: string; extension: string }> = {
   asciidoc: { mimetype: 'text/asciidoc', extension: '.asciidoc' },
   latex: { mimetype: 'text/latex', extension: '.tex' },
   pdf: { mimetype: 'application/pdf', extension: '.pdf' },
-  webpdf: { mimetype: 'application/pdf', extension: '.pdf' },
   python: { mimetype: 'text/x-python', extension: '.py' },
   rst: { mimetype: 'text/restructuredtext', extension: '.rst' },
   slides: { mimetype: 'text/html', extension: '.slides.html' },

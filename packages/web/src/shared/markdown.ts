@@ -1,7 +1,7 @@
 import { escapeHtml } from '@nbserve/core/html';
+import { extractMath, type MathSpan, restoreMath } from '@nbserve/core/math';
 import katex from 'katex';
 import { Marked, type Tokens } from 'marked';
-import { extractMath, type MathSpan, restoreMath } from './math.js';
 
 /** Links and images may only point at http(s), mailto, data images or relative URLs. */
 export function isSafeUrl(href: string): boolean {

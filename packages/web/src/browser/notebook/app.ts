@@ -6,7 +6,9 @@ import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { NotebookChrome } from './chrome.js';
 import { installCommandKeys } from './command-keys.js';
 import { type CommandActions, CommandRegistry } from './commands.js';
+import { downloadSubmenu } from './download-menu.js';
 import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js';
+import { KernelNotice } from './kernel-notice.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
 import { pageToolActions } from './page-tools.js';
@@ -28,6 +30,7 @@ export class NotebookApp {
   private readonly commands = new CommandRegistry(this.commandActions());
   private readonly chrome = new NotebookChrome(this.notebook, this.commands);
   private readonly saver: Saver;
+  private readonly notice = new KernelNotice(this.kernel, () => this.startNewKernel());
   private specs: KernelSpecs | undefined;
 
   constructor() {
@@ -37,7 +40,9 @@ export class NotebookApp {
 
   /** `content`: the notebook's contents model, already requested by the page's entry script. */
   async start(content: Promise<ContentsModel>): Promise<void> {
-    this.chrome.render(this.path);
+    const downloadAs = (format: string) => void this.download(format).catch((e: unknown) => toast(String(e), 'error'));
+    this.chrome.render(this.path, { File: downloadSubmenu(downloadAs) });
+    document.querySelector('.notebook-header')?.append(this.notice.element);
     this.showKernelStatus('connecting');
     const [model, specs] = await Promise.all([content, api<KernelSpecs>('api/kernelspecs').catch(() => undefined)]);
     this.specs = specs;
@@ -165,6 +170,7 @@ export class NotebookApp {
     const name = this.kernel.session?.kernel.name;
     this.chrome.showKernelStatus(status, (name && this.specs?.kernelspecs[name]?.spec.display_name) || name || '');
     if (status === 'restarting' || status === 'dead') this.notebook.runner.clearRunning();
+    this.notice.status(status);
   }
 
   private updateSaveState(lastModified?: string, note?: string): void {
@@ -257,12 +263,7 @@ export class NotebookApp {
 
   private async changeKernel(name: string): Promise<void> {
     await this.kernel.changeKernel(name);
-    const kernelId = this.kernel.kernelId;
-    if (kernelId) {
-      this.resumeKey = resumeKey(new URL(pageConfig().baseUrl, location.origin).href, kernelId);
-      this.resume.clear();
-      this.resume.bind(this.resumeKey, this.kernel.clientSession);
-    }
+    this.rebindResume();
     const spec = this.specs?.kernelspecs[name];
     if (spec) {
       this.notebook.metadata.kernelspec = { name, display_name: spec.spec.display_name, language: spec.spec.language };
@@ -273,7 +274,37 @@ export class NotebookApp {
     this.showKernelStatus(this.kernel.status);
   }
 
+  /** Running requests are recorded under the kernel they run on (resume.ts). */
+  private rebindResume(): void {
+    const kernelId = this.kernel.kernelId;
+    if (!kernelId) return;
+    this.resumeKey = resumeKey(new URL(pageConfig().baseUrl, location.origin).href, kernelId);
+    this.resume.clear();
+    this.resume.bind(this.resumeKey, this.kernel.clientSession);
+  }
+
+  /** A new kernel of the notebook's kernelspec, in place of one shut down elsewhere or dead. */
+  private async startNewKernel(): Promise<void> {
+    this.notebook.runner.clearRunning();
+    const name = (this.notebook.metadata.kernelspec as { name?: string } | undefined)?.name;
+    try {
+      await this.kernel.replaceKernel(this.path, name && this.specs?.kernelspecs[name] ? name : this.specs?.default);
+    } catch (error) {
+      this.showKernelStatus('dead');
+      throw error;
+    }
+    this.rebindResume();
+    this.showKernelStatus(this.kernel.status);
+  }
+
   private async restart(runAll: boolean, clear: boolean): Promise<void> {
+    // Nothing to restart (shut down here or elsewhere, or dead): start a new one, as Notebook 6.4.
+    if (this.kernel.status === 'dead' || this.kernel.status === 'no kernel' || !this.kernel.kernelId) {
+      await this.startNewKernel();
+      if (clear) this.notebook.clearAllOutputs();
+      if (runAll) await this.notebook.runAll();
+      return;
+    }
     const ok = await confirmDialog('Restart kernel', 'Restart the kernel? All variables are lost.', 'Restart', true);
     if (!ok) return;
     await this.kernel.restart();
@@ -300,7 +331,10 @@ export class NotebookApp {
     toast('Notebook trusted');
   }
 
-  private download(format: 'ipynb' | 'script' | 'html'): void {
+  /** Saves first (as Notebook does), so the download is what the page shows. */
+  private async download(format: string): Promise<void> {
+    if (this.notebook.dirty) await this.save(false);
+    if (this.notebook.dirty) return; // the save was cancelled (conflict dialog)
     const { baseUrl } = pageConfig();
     const href =
       format === 'ipynb'

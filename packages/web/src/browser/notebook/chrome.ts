@@ -4,7 +4,7 @@ import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { basename, dirname, url } from '../lib/paths.js';
 import { themeToggle } from '../lib/theme.js';
-import type { CommandId, CommandRegistry } from './commands.js';
+import type { CommandId, CommandRegistry, MenuName } from './commands.js';
 import type { KernelStatus } from './kernel.js';
 import { renderMenuBar } from './menus.js';
 import type { CellType } from './model.js';
@@ -44,8 +44,8 @@ export class NotebookChrome {
     private readonly commands: CommandRegistry,
   ) {}
 
-  /** Builds the whole page around the notebook's cells. */
-  render(path: string): void {
+  /** Builds the whole page around the notebook's cells; `extra` adds items to the end of menus. */
+  render(path: string, extra: Partial<Record<MenuName, Node[]>> = {}): void {
     this.nameEl.addEventListener('click', () => this.commands.run('rename'));
     this.trustEl.addEventListener('click', () => this.commands.run('trust'));
     const changeKernel = h(
@@ -57,7 +57,10 @@ export class NotebookChrome {
       e.stopPropagation();
       this.kernelMenu.hidden = !this.kernelMenu.hidden;
     });
-    document.body.replaceChildren(
+    // One sticky block, so header, menus and toolbar stay on screen together whatever their heights.
+    const header = h(
+      'div',
+      { className: 'notebook-header' },
       h(
         'header',
         { className: 'topbar notebook-topbar' },
@@ -71,8 +74,11 @@ export class NotebookChrome {
         this.kernelStatus,
         themeToggle(),
       ),
-      renderMenuBar(this.commands, { Kernel: [changeKernel, this.kernelMenu] }),
+      renderMenuBar(this.commands, { ...extra, Kernel: [changeKernel, this.kernelMenu] }),
       this.renderToolbar(),
+    );
+    document.body.replaceChildren(
+      header,
       h('main', { className: 'notebook-main', id: 'notebook' }, this.notebook.element),
       this.notebook.pager.element,
     );
@@ -130,7 +136,7 @@ export class NotebookChrome {
 
   showKernelStatus(status: KernelStatus, kernelName: string): void {
     this.kernelStatus.dataset.status = status;
-    this.kernelStatus.textContent = status === 'idle' ? 'Idle' : status[0]?.toUpperCase() + status.slice(1);
+    this.kernelStatus.textContent = status === 'dead' ? 'Dead kernel' : status[0]?.toUpperCase() + status.slice(1);
     this.kernelStatus.title = `Kernel ${status}`;
     this.kernelName.textContent = kernelName;
   }

@@ -1,4 +1,4 @@
-import { api, type KernelModel, type SessionModel } from '../lib/api.js';
+import { ApiError, api, type KernelModel, type SessionModel } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { decodeFrame, type KernelMessage, makeMessage, uuid } from './messages.js';
 
@@ -69,6 +69,10 @@ export class KernelConnection {
   /** IOPub messages nobody asked for (e.g. from another client of the same kernel). */
   onUnhandledIOPub: (msg: KernelMessage) => void = () => {};
   onKernelInfo: (info: Record<string, unknown>) => void = () => {};
+  /** The server restarts a kernel that died (its `restarting` status, not asked for by this page). */
+  onAutoRestart: () => void = () => {};
+  /** An `execute_request` goes out (a cell runs). */
+  onExecute: () => void = () => {};
   /** The kernel's comm messages (`comm_open`, `comm_msg`, `comm_close`), whoever caused them (widgets/host.ts). */
   onComm: (msg: KernelMessage) => void = () => {};
   /** The WebSocket to the kernel is open (again). */
@@ -119,6 +123,37 @@ export class KernelConnection {
     this.reconnectNow();
   }
 
+  /**
+   * A new kernel of the same kernelspec after this one was shut down elsewhere or died for good:
+   * the same session if the server still has it (PATCH), else a new one for the notebook, as
+   * Notebook 6.4 recreates its session.
+   */
+  async replaceKernel(path: string, fallbackName?: string): Promise<void> {
+    const name = this.session?.kernel.name ?? fallbackName;
+    const old = this.session;
+    this.closed = false;
+    clearTimeout(this.reconnectTimer);
+    this.pending.clear();
+    this.outbox.splice(0);
+    this.setStatus('starting');
+    let session: SessionModel | undefined;
+    if (old) {
+      session = await api<SessionModel>(`api/sessions/${old.id}`, {
+        method: 'PATCH',
+        body: { kernel: name ? { name } : {} },
+      }).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      });
+    }
+    session ??= await api<SessionModel>('api/sessions', {
+      method: 'POST',
+      body: { path, name: path.split('/').pop(), type: 'notebook', kernel: name ? { name } : {} },
+    });
+    this.session = session;
+    this.reconnectNow();
+  }
+
   async rename(path: string): Promise<void> {
     if (!this.session) return;
     this.session = await api<SessionModel>(`api/sessions/${this.session.id}`, {
@@ -162,6 +197,7 @@ export class KernelConnection {
 
   send(msg: KernelMessage, handlers: RequestHandlers = {}): string {
     this.pending.set(msg.header.msg_id, { ...handlers, replied: false, idle: false });
+    if (msg.header.msg_type === 'execute_request') this.onExecute();
     const frame = JSON.stringify(msg);
     if (this.ws?.readyState === WebSocket.OPEN && !this.restarting) this.ws.send(frame);
     else this.outbox.push(frame);
@@ -293,18 +329,27 @@ export class KernelConnection {
     this.reconnectAttempts++;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => {
-      // The kernel may have been replaced server-side (e.g. restarted from another tab).
-      void this.refreshSession().finally(() => this.connect());
+      // The kernel may have been replaced server-side (e.g. restarted from another tab), or be
+      // gone: its socket then answers 404 for ever, so stop and say it is dead.
+      void this.refreshSession().then((alive) => {
+        if (alive) this.connect();
+        else if (!this.closed) this.setStatus('dead');
+      });
     }, delay);
   }
 
-  private async refreshSession(): Promise<void> {
-    if (!this.session) return;
+  /** Whether the kernel is still there (a network error counts as alive: try again later). */
+  private async refreshSession(): Promise<boolean> {
+    if (!this.session) return false;
     try {
       this.session = await api<SessionModel>(`api/sessions/${this.session.id}`);
     } catch {
       // Keep the old kernel id; the next attempt tries again.
     }
+    return api(`api/kernels/${this.kernelId}`).then(
+      () => true,
+      (error: unknown) => !(error instanceof ApiError && error.status === 404),
+    );
   }
 
   private dispatch(msg: KernelMessage): void {
@@ -313,6 +358,8 @@ export class KernelConnection {
     if (msg.channel === 'iopub' && msg.header.msg_type === 'status') {
       const state = msg.content.execution_state as KernelStatus;
       if (this.restarting && !pending) return; // the old kernel shutting down
+      // The server synthesizes `restarting` only when it restarts a kernel that died.
+      if (state === 'restarting' && !pending && this.status !== 'restarting') this.onAutoRestart();
       // Status from our own requests and server-synthesized ones (restarting/dead) count;
       // the server's "nudge" requests also produce busy/idle pairs, which is harmless.
       if (state) this.setStatus(state === 'starting' ? 'starting' : state);
