@@ -82,10 +82,16 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** How long after start the temp files of interrupted saves are swept. */
+const SWEEP_DELAY_MS = 1000;
+
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
   const contents = createContentsManager(options);
-  sweepOrphanTempFiles(options);
+  // Not before the first requests: on a big root the walk would compete with them.
+  setTimeout(() => {
+    if (!closed) sweepOrphanTempFiles(options);
+  }, SWEEP_DELAY_MS).unref();
   // Managers no first request needs are built on first use, so start-up does no work for them.
   let clusters: ClusterManager | undefined;
   let exporters: ExportManager | undefined;
