@@ -11,7 +11,9 @@ export type Target =
   /** `values[primary] / values[against]` compared with `bound`. */
   | { kind: 'ratio'; against: Subject; op: '<=' | '>=' | '<'; bound: number; text: string }
   /** `values[primary]` must equal `expected` (e.g. every message delivered). */
-  | { kind: 'exact'; expected: number; text: string };
+  | { kind: 'exact'; expected: number; text: string }
+  /** `values[primary]` must be at most `bound` (e.g. peak memory as a multiple of idle). */
+  | { kind: 'at most'; bound: number; text: string };
 
 export interface Row {
   scenario: string;
@@ -35,6 +37,7 @@ export function evaluate(row: Row): TargetResult[] {
   return row.targets.map((t) => {
     if (mine === undefined || !Number.isFinite(mine)) return { text: t.text, pass: null };
     if (t.kind === 'exact') return { text: t.text, pass: mine === t.expected };
+    if (t.kind === 'at most') return { text: t.text, pass: mine <= t.bound };
     const other = row.values[t.against];
     if (other === undefined || !Number.isFinite(other) || other === 0) return { text: t.text, pass: null };
     const ratio = mine / other;
