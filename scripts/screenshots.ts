@@ -1,5 +1,5 @@
 /**
- * Writes the README's screenshots, docs/screenshots/dashboard.png and notebook.png (or into the
+ * Writes the README's screenshots, docs/screenshots/dashboard.png, notebook.png and widgets.png (or into the
  * directory given): a real nbserve over a temp root, headless Chromium, a notebook with rich
  * outputs run on a real python3 kernel. The test suite never writes them.
  *
@@ -13,6 +13,7 @@ import { serve } from '@nbserve/http';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../testing/chromium.js';
 import { TOKEN } from '../testing/token.js';
+import { widgetsScreenshot, writeWidgetsNotebook } from './screenshot-widgets.js';
 
 const DOCS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 const NOTEBOOK = 'Rich outputs.ipynb';
@@ -87,6 +88,7 @@ async function writeRoot(root: string): Promise<void> {
   await fs.writeFile(path.join(root, 'old.txt'), 'old');
   const past = new Date('2020-01-01T00:00:00Z');
   await fs.utimes(path.join(root, 'old.txt'), past, past);
+  await writeWidgetsNotebook(root);
 }
 
 /**
@@ -116,7 +118,7 @@ async function runCells(page: Page): Promise<void> {
   await page.locator('.markdown-cell.rendered h1').waitFor();
 }
 
-/** Writes dashboard.png and notebook.png into `outDir`; returns their paths. */
+/** Writes dashboard.png, notebook.png and widgets.png into `outDir`; returns their paths. */
 export async function writeScreenshots(outDir: string): Promise<string[]> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-screenshots-'));
   const root = path.join(dir, 'root');
@@ -154,7 +156,8 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       window.scrollTo(0, 0);
     });
     await page.screenshot({ path: notebook });
-    return [dashboard, notebook];
+    const widgets = await widgetsScreenshot(page, server.url, outDir);
+    return [dashboard, notebook, widgets];
   } finally {
     await browser.close();
     await server.close();

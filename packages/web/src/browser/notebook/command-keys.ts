@@ -120,7 +120,7 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
       notebook.enterCommand(); // leave an input() prompt, e.g. to interrupt with I I
       return;
     }
-    if (target.closest('input,textarea,select,dialog,.cm-editor')) return;
+    if (target.closest('input,textarea,select,dialog,.cm-editor,.widget-area')) return;
     if (e.key === 'Escape') {
       // Also the way back to command mode when focus left the editor (a menu, the page).
       if (!notebook.pager.close()) notebook.enterCommand();

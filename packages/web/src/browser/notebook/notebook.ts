@@ -9,6 +9,7 @@ import { blankCell, type CellData, type CellType, type NotebookData, serialiseOu
 import { DisplayRegistry } from './output-area.js';
 import { Pager } from './pager.js';
 import { ResumeTracker } from './resume.js';
+import { widgetHost } from './widgets/host.js';
 
 export type Mode = 'command' | 'edit';
 
@@ -48,6 +49,7 @@ export class Notebook {
     runCommand: (id: CommandId) => void = () => {},
   ) {
     this.runner = new CellRunner(this, kernel, resume);
+    widgetHost.attach(kernel);
     this.editorSupport = cellEditorSupport(this, runCommand);
     document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
@@ -88,6 +90,7 @@ export class Notebook {
 
   private async build(nb: NotebookData, trusted: boolean, firstSlice: () => void): Promise<void> {
     this.metadata = nb.metadata;
+    widgetHost.useMetadata(nb.metadata);
     this.trusted = trusted;
     this.element.replaceChildren();
     this.cells = [];
@@ -130,7 +133,7 @@ export class Notebook {
     return {
       nbformat: 4,
       nbformat_minor: 5,
-      metadata: this.metadata,
+      metadata: widgetHost.metadataForSave(this.metadata),
       cells: this.cells.map((c) => c.toJSON(serialiseOutput)),
     };
   }
