@@ -65,7 +65,9 @@ export const listingScenario: Scenario = {
               const smallSamples = await listTimes(api, smallDir, small, runs);
               const canReset = resetPeakRss(server.pid);
               let sampled = 0;
-              const sampler = canReset ? undefined : setInterval(() => (sampled = Math.max(sampled, rss(server.pid))), 5);
+              const sampler = canReset
+                ? undefined
+                : setInterval(() => (sampled = Math.max(sampled, rss(server.pid))), 5);
               const bigSamples = await listTimes(api, bigDir, big, bigRuns);
               if (sampler) clearInterval(sampler);
               return { smallSamples, bigSamples, idle, peak: canReset ? peakRss(server.pid) : sampled };

@@ -94,7 +94,8 @@ export class FileSystemStore implements ContentsStore {
       else if (d.isSymbolicLink()) {
         // only links are resolved here: where they end decides whether and as what they are listed
         const real = await this.#meta.realpath(prefix + d.name).catch(() => null);
-        const stat = real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
+        const stat =
+          real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
         const kind = stat ? this.#toStat(stat)?.kind : undefined;
         if (kind) out.push({ name: d.name, kind });
       }

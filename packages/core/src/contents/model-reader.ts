@@ -189,7 +189,10 @@ export class ModelReader {
     return model;
   }
 
-  async #page(path: string, page: { offset: number; limit: number }): Promise<{ entries: ListedEntry[]; total: number }> {
+  async #page(
+    path: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ entries: ListedEntry[]; total: number }> {
     if (!this.#store.listKinds) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };

@@ -92,10 +92,7 @@ export class ServedBytes {
     const drop = () => {
       if (this.#listings.get(path) === entry) this.#listings.delete(path);
     };
-    json.then(
-      () => setTimeout(drop, Math.max(0, entry.at + LISTING_REUSE_MS - performance.now())).unref(),
-      drop,
-    );
+    json.then(() => setTimeout(drop, Math.max(0, entry.at + LISTING_REUSE_MS - performance.now())).unref(), drop);
     return json;
   }
 
