@@ -28,7 +28,9 @@ export type Target =
   /** `values[primary]` must equal `expected` (e.g. every message delivered). */
   | { kind: 'exact'; expected: number; text: string }
   /** `values[primary] <= values[against] + bound`, in the row's unit (the ratio is shown too). */
-  | { kind: 'margin'; against: Subject; bound: number; text: string };
+  | { kind: 'margin'; against: Subject; bound: number; text: string }
+  /** `values[primary]` must be at most `bound` (e.g. peak memory as a multiple of idle). */
+  | { kind: 'at most'; bound: number; text: string };
 
 export interface Row {
   scenario: string;
@@ -52,6 +54,7 @@ export function evaluate(row: Row): TargetResult[] {
   return row.targets.map((t) => {
     if (mine === undefined || !Number.isFinite(mine)) return { text: t.text, pass: null };
     if (t.kind === 'exact') return { text: t.text, pass: mine === t.expected };
+    if (t.kind === 'at most') return { text: t.text, pass: mine <= t.bound };
     const other = row.values[t.against];
     if (t.kind === 'margin' && other !== undefined && Number.isFinite(other)) {
       return { text: t.text, ...(other > 0 ? { ratio: mine / other } : {}), pass: mine <= other + t.bound };

@@ -97,6 +97,13 @@ beforeAll(async () => {
     await fs.writeFile(nodePath.join(mixed, name), name);
   }
   await fs.symlink('/etc', nodePath.join(mixed, 'outside'));
+  // more entries than one chunk of the listing writer, in a folder whose own name JSON escapes
+  const many = nodePath.join(root, 'we"ird ü', 'many');
+  await fs.mkdir(nodePath.join(many, 'sub 😀'), { recursive: true });
+  for (let i = 0; i < 4200; i++) {
+    const ext = ['.ipynb', '.txt', '.tar.gz', '', '.PNG'][i % 5];
+    await fs.writeFile(nodePath.join(many, `f\u0001 "${i}" 😀${ext}`), String(i));
+  }
   store = new CountingStore(root);
   contents = new ContentsManager({ store });
 });
@@ -120,12 +127,26 @@ describe('ContentsManager.getSerialized', () => {
     ['sub', { page: { offset: 0, limit: 1 } }],
     ['', {}],
     ['sub/a.txt', {}],
+    ['we"ird ü/many', {}],
+    ['we"ird ü', {}],
   ];
   it.each(cases)('%s %j is exactly JSON.stringify(get())', async (path, options) => {
     const expected = JSON.stringify(await contents.get(path, options));
     // twice: the second notebook answer comes from the cache
     expect(text(await contents.getSerialized(path, options))).toBe(expected);
     expect(text(await contents.getSerialized(path, options))).toBe(expected);
+  });
+
+  it.each([
+    ['mixed', 0, 4],
+    ['mixed', 3, 500],
+    ['we"ird ü/many', 0, 500],
+    ['we"ird ü/many', 4000, 500],
+  ])('a page of %s from %i (%i entries) is that part of the whole listing', async (path, offset, limit) => {
+    const whole = (await contents.get(path)).content as unknown[];
+    const page = await contents.get(path, { page: { offset, limit } });
+    expect(page.content).toEqual(whole.slice(offset, offset + limit));
+    expect(page.total).toBe(whole.length);
   });
 
   it('a directory listing written straight to JSON keeps Jupyter order and hiding', async () => {

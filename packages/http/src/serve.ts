@@ -4,11 +4,11 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer, getRequestListener, type WebSocketServerLike } from '@hono/node-server';
-import { WebSocketServer } from 'ws';
 import { type CreateAppOptions, createApp, type NbserveApp } from './app.js';
 import { DEFAULTS } from './defaults.js';
 import { defaultLogger, type Logger } from './options.js';
 import { closeTcpAfterHandshake } from './ws/close-after-handshake.js';
+import { LazyWebSocketServer, lazyWebSocketFetch } from './ws/lazy-server.js';
 import { guardUpgradeHost, refusedUpgradeHost } from './ws/upgrade-host.js';
 
 /** The kernel WebSocket subprotocol of jupyter_server 2; chosen whenever a client offers it. */
@@ -63,8 +63,9 @@ export interface RunningServer {
   closed: Promise<void>;
 }
 
-function newWebSocketServer(): WebSocketServer {
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: selectSubprotocol });
+/** `ws` is loaded on the first WebSocket upgrade, not at start-up (see LazyWebSocketServer). */
+function newWebSocketServer(): LazyWebSocketServer {
+  const wss = new LazyWebSocketServer({ handleProtocols: selectSubprotocol });
   wss.on('connection', closeTcpAfterHandshake);
   return wss;
 }
@@ -131,8 +132,8 @@ export async function listen(
   const tls = readTls(options);
   const wss = newWebSocketServer();
   const server = createAdaptorServer({
-    fetch: app.fetch,
-    // ws's WebSocketServer is structurally what node-server expects; exactOptionalPropertyTypes needs the cast.
+    fetch: lazyWebSocketFetch(app.fetch, wss),
+    // structurally what node-server expects of ws's WebSocketServer; exactOptionalPropertyTypes needs the cast.
     websocket: { server: wss as unknown as WebSocketServerLike },
     ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
   }) as Server;
@@ -220,7 +221,7 @@ export function attachToServer(
   const prefix = options.prefix ?? '/';
   const wss = newWebSocketServer();
   const adaptor = createAdaptorServer({
-    fetch: app.fetch,
+    fetch: lazyWebSocketFetch(app.fetch, wss),
     websocket: { server: wss as unknown as WebSocketServerLike },
   });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {

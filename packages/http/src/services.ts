@@ -94,11 +94,17 @@ export interface CollaborationServices {
   readonly executor: CellExecutor;
 }
 
+/** How long after start the temp files of interrupted saves are swept. */
+const SWEEP_DELAY_MS = 1000;
+
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
   let collaboration: CollaborationServices | null | undefined;
   const contents = createContentsManager(options);
-  sweepOrphanTempFiles(options);
+  // Not before the first requests: on a big root the walk would compete with them.
+  setTimeout(() => {
+    if (!closed) sweepOrphanTempFiles(options);
+  }, SWEEP_DELAY_MS).unref();
   // Managers no first request needs are built on first use, so start-up does no work for them.
   let clusters: ClusterManager | undefined;
   let exporters: ExportManager | undefined;

@@ -55,7 +55,12 @@ export class FileSystemStore implements ContentsStore {
     });
     // Sockets, fifos and devices are never listed.
     const candidates = dirents.filter((d) => d.isFile() || d.isDirectory() || d.isSymbolicLink());
-    const stats = await this.#meta.statMany(candidates.map((d) => nodePath.join(dir, d.name)));
+    // (plain concatenation: `dir` is a real path, and path.join would normalize 10,000 times)
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    const stats = await this.#meta.statMany(
+      candidates.map((d) => prefix + d.name),
+      (raw) => this.#toStat(raw),
+    );
     // Symlinks are listed only when they end inside the root (broken ones have no stats already).
     // (one promise per symlink, not per entry: 10,000 plain files make no promises at all)
     const links: number[] = [];
@@ -64,17 +69,38 @@ export class FileSystemStore implements ContentsStore {
     });
     await Promise.all(
       links.map(async (i) => {
-        const real = await this.#meta.realpath(nodePath.join(dir, (candidates[i] as Dirent).name)).catch(() => null);
+        const real = await this.#meta.realpath(prefix + (candidates[i] as Dirent).name).catch(() => null);
         if (real === null || !(await this.#contains(real))) stats[i] = null;
       }),
     );
     const entries: StoreEntry[] = [];
     candidates.forEach((dirent, i) => {
-      const raw = stats[i];
-      const stat = raw ? this.#toStat(raw) : null;
+      const stat = stats[i];
       if (stat) entries.push({ name: dirent.name, stat });
     });
     return entries;
+  }
+
+  async listKinds(path: string): Promise<{ name: string; kind: 'file' | 'directory' }[]> {
+    const dir = await this.#requireExisting(path);
+    const dirents = await this.#meta.readdir(dir).catch((e) => {
+      throw mapFsError(e, path);
+    });
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    const out: { name: string; kind: 'file' | 'directory' }[] = [];
+    for (const d of dirents) {
+      if (d.isFile()) out.push({ name: d.name, kind: 'file' });
+      else if (d.isDirectory()) out.push({ name: d.name, kind: 'directory' });
+      else if (d.isSymbolicLink()) {
+        // only links are resolved here: where they end decides whether and as what they are listed
+        const real = await this.#meta.realpath(prefix + d.name).catch(() => null);
+        const stat =
+          real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
+        const kind = stat ? this.#toStat(stat)?.kind : undefined;
+        if (kind) out.push({ name: d.name, kind });
+      }
+    }
+    return out;
   }
 
   async read(path: string): Promise<Uint8Array> {

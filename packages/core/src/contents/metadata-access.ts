@@ -77,10 +77,15 @@ export class MetadataAccess {
   /**
    * Stats many paths without one awaited round trip each: synchronous batches of 256 with a yield
    * to the event loop between them (about 3x faster than 10,000 promises), or all in parallel
-   * when the file system is slow. Unreadable entries come back `null`.
+   * when the file system is slow. Unreadable entries come back `null`. `map` turns each Stats into
+   * what the caller keeps at once, so 100,000 Stats objects never live together (they would all
+   * survive into the old generation and cost a full GC).
    */
-  async statMany(paths: readonly string[]): Promise<(Stats | null)[]> {
-    const out: (Stats | null)[] = new Array(paths.length).fill(null);
+  statMany(paths: readonly string[]): Promise<(Stats | null)[]>;
+  statMany<T>(paths: readonly string[], map: (stats: Stats) => T | null): Promise<(T | null)[]>;
+  async statMany<T>(paths: readonly string[], map?: (stats: Stats) => T | null): Promise<(T | Stats | null)[]> {
+    const keep = map ?? ((stats: Stats) => stats);
+    const out: (T | Stats | null)[] = new Array(paths.length).fill(null);
     let i = 0;
     const remote = await this.#isRemote();
     while (i < paths.length && !remote && !this.#isSlow()) {
@@ -88,7 +93,8 @@ export class MetadataAccess {
       const end = Math.min(i + STAT_BATCH, paths.length);
       for (; i < end; i++) {
         try {
-          out[i] = statSync(paths[i] as string, { throwIfNoEntry: false }) ?? null;
+          const stats = statSync(paths[i] as string, { throwIfNoEntry: false });
+          out[i] = stats ? keep(stats) : null;
         } catch {
           out[i] = null; // permission denied, symlink loop, vanished meanwhile
         }
@@ -100,7 +106,7 @@ export class MetadataAccess {
       const from = i;
       const stats = await Promise.all(paths.slice(from).map((p) => fs.stat(p).catch(() => null)));
       stats.forEach((stat, k) => {
-        out[from + k] = stat;
+        out[from + k] = stat ? keep(stat) : null;
       });
     }
     return out;

@@ -1,4 +1,5 @@
 import { decodeFileContent, setHash } from './file-content.js';
+import { type ListedEntry, listingJsonChunks } from './listing-json.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
 import { decodeNotebookBytes, readNotebook, readNotebookText } from './nbformat/notebook.js';
@@ -71,10 +72,16 @@ export class ModelReader {
   ): Promise<ContentsModel> {
     const model = baseModel(path, stat, 'directory');
     if (!wantContent) return model;
-    // each caller gets its own copies of the shared models
-    const sorted = (await this.children(path)).map((child) => ({ ...child }));
-    model.content = page ? sorted.slice(page.offset, page.offset + page.limit) : sorted;
-    if (page) model.total = sorted.length;
+    if (page) {
+      // models (and, where the store can, stats) for the page only: the first rows of a
+      // 100,000-entry folder cost no 100,000 stats or models
+      const { entries, total } = await this.#page(path, page);
+      model.content = entries.map((e) => this.#childModel(path, e));
+      model.total = total;
+    } else {
+      // each caller gets its own copies of the shared models
+      model.content = (await this.children(path)).map((child) => ({ ...child }));
+    }
     model.format = 'json';
     return model;
   }
@@ -186,21 +193,63 @@ export class ModelReader {
     }
   }
 
+  /** The JSON of the listed children in text chunks: joined, exactly `JSON.stringify` of `children(path)`. */
+  async childrenJson(path: string): Promise<string[]> {
+    return listingJsonChunks(path, await this.#sortedEntries(path));
+  }
+
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
   async #listChildren(path: string): Promise<ContentsModel[]> {
-    const children: { name: string; type: ContentType; stat: StoreStat; key: string }[] = [];
+    // Models in that order: files made together follow each other and share isoTimestamp's second.
+    return (await this.#sortedEntries(path)).map((entry) => this.#childModel(path, entry));
+  }
+
+  #childModel(dir: string, { name, type, stat }: ListedEntry): ContentsModel {
+    const model = baseModel(joinPath(dir, name), stat, type);
+    if (type === 'file') model.mimetype = guessMimeType(name);
+    return model;
+  }
+
+  async #page(
+    path: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ entries: ListedEntry[]; total: number }> {
+    if (!this.#store.listKinds) {
+      const all = await this.#sortedEntries(path);
+      return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
+    }
+    const kinds: { name: string; type: ContentType; key: string }[] = [];
+    for (const { name, kind } of await this.#store.listKinds(path)) {
+      if (this.#listed(name)) kinds.push({ name, type: typeOf(name, kind), key: name.toLowerCase() });
+    }
+    kinds.sort(byKindThenName);
+    const slice = kinds.slice(page.offset, page.offset + page.limit);
+    const stats = await Promise.all(slice.map(({ name }) => this.#store.stat(joinPath(path, name))));
+    const entries: ListedEntry[] = [];
+    slice.forEach(({ name }, i) => {
+      const stat = stats[i];
+      // an entry gone since the readdir is left out of its page (the total counted it)
+      if (stat) entries.push({ name, type: typeOf(name, stat.kind), stat });
+    });
+    return { entries, total: kinds.length };
+  }
+
+  async #sortedEntries(path: string): Promise<ListedEntry[]> {
+    const children: (ListedEntry & { key: string })[] = [];
     for (const { name, stat } of await this.#store.list(path)) {
       if (!this.#listed(name)) continue;
-      const type: ContentType = stat.kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
-      children.push({ name, type, stat, key: name.toLowerCase() });
+      children.push({ name, type: typeOf(name, stat.kind), stat, key: name.toLowerCase() });
     }
-    // Case-insensitive within each kind (IPython 3 order).
-    children.sort((a, b) => DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    // Models in that order: files made together follow each other and share isoTimestamp's second.
-    return children.map(({ name, type, stat }) => {
-      const model = baseModel(joinPath(path, name), stat, type);
-      if (type === 'file') model.mimetype = guessMimeType(name);
-      return model;
-    });
+    children.sort(byKindThenName);
+    return children;
   }
+}
+
+function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
+  return kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
+}
+
+/** Case-insensitive within each kind (IPython 3 order). */
+function byKindThenName(a: { type: ContentType; key: string }, b: { type: ContentType; key: string }): number {
+  return DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }

@@ -31,7 +31,7 @@ export class ServedBytes {
   readonly #notebooks: ServedNotebookCache;
   readonly #reuseListings: boolean;
   /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
-  readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<Uint8Array> }>();
+  readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<string[]> }>();
   /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
   #trustGeneration = 0;
 
@@ -57,7 +57,7 @@ export class ServedBytes {
     const cached = this.#notebooks.get(path, stat);
     if (cached) {
       const model = notebookModel(path, stat, cached);
-      return { model, json: spliceContent(model, cached.contentJson) };
+      return { model, json: spliceContent(model, [cached.contentJson]) };
     }
     return await this.#freshNotebook(path, stat);
   }
@@ -83,7 +83,7 @@ export class ServedBytes {
    * mtime is unchanged (an entry was added, removed or renamed) and nothing was written through
    * the manager; only an in-place edit made outside the server shows up that much later.
    */
-  #listing(path: string, stat: StoreStat): Promise<Uint8Array> {
+  #listing(path: string, stat: StoreStat): Promise<string[]> {
     if (!this.#reuseListings) return this.#listingJson(path);
     const cached = this.#listings.get(path);
     const now = performance.now();
@@ -93,15 +93,17 @@ export class ServedBytes {
     const json = this.#listingJson(path);
     const entry = { dirMtimeMs: stat.mtimeMs, at: now, json };
     this.#listings.set(path, entry);
-    json.catch(() => {
+    // Dropped once it is built and its window has passed: a 100,000-entry listing is 28 MB.
+    const drop = () => {
       if (this.#listings.get(path) === entry) this.#listings.delete(path);
-    });
+    };
+    json.then(() => setTimeout(drop, Math.max(0, entry.at + LISTING_REUSE_MS - performance.now())).unref(), drop);
     return json;
   }
 
-  /** The same child models `get` lists (V8's JSON.stringify is the fastest way to write them). */
-  async #listingJson(path: string): Promise<Uint8Array> {
-    return Buffer.from(JSON.stringify(await this.#reader.children(path)));
+  /** The same child models `get` lists, written as JSON text in chunks. */
+  #listingJson(path: string): Promise<string[]> {
+    return this.#reader.childrenJson(path);
   }
 
   /**
@@ -138,12 +140,26 @@ function notebookModel(path: string, stat: StoreStat, served: Pick<ServedNoteboo
   return model;
 }
 
-/** The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON bytes. */
-function spliceContent(model: ContentsModel, content: Uint8Array): Uint8Array<ArrayBuffer> {
+/**
+ * The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON, in
+ * pieces of text or bytes: written into one buffer of the exact size, so each piece is encoded
+ * or copied once.
+ */
+function spliceContent(model: ContentsModel, content: readonly (string | Uint8Array)[]): Uint8Array<ArrayBuffer> {
   const shell = JSON.stringify(model);
   // Strings escape every `"`, so this key can only be the model's own `content` field.
   const at = shell.indexOf(CONTENT_PLACEHOLDER);
-  const head = Buffer.from(`${shell.slice(0, at)}"content":`);
-  const tail = Buffer.from(shell.slice(at + CONTENT_PLACEHOLDER.length));
-  return Buffer.concat([head, content, tail]);
+  const pieces = [`${shell.slice(0, at)}"content":`, ...content, shell.slice(at + CONTENT_PLACEHOLDER.length)];
+  let size = 0;
+  for (const piece of pieces) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
+  const out = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const piece of pieces) {
+    if (typeof piece === 'string') offset += out.write(piece, offset);
+    else {
+      out.set(piece, offset);
+      offset += piece.byteLength;
+    }
+  }
+  return out;
 }

@@ -51,6 +51,12 @@ export interface ContentsStore {
   stat(path: string): Promise<StoreStat | null>;
   /** Children of a directory with their stats; unreadable, special and escaping entries are left out. */
   list(path: string): Promise<StoreEntry[]>;
+  /**
+   * Optional: the children's names and kinds without a stat each (what `list` would list, except
+   * that an entry whose stat fails is still here), so a page of a huge directory stats only its
+   * own entries. Without it a page is cut from `list`.
+   */
+  listKinds?(path: string): Promise<{ name: string; kind: 'file' | 'directory' }[]>;
   read(path: string): Promise<Uint8Array>;
   /**
    * The file's bytes as a stream, for serving large files without buffering them; `range`

@@ -21,6 +21,9 @@ type SortKey = 'name' | 'last_modified' | 'size';
 const TYPE_ORDER = { directory: 0, notebook: 1, file: 2 } as const;
 const ROW_HEIGHT = 36;
 
+/** Entries of the first page a folder is listed with; a bigger folder is then fetched whole. */
+const FIRST_PAGE = 500;
+
 /** The Files tab: breadcrumbs, toolbar, the (virtualized) listing, upload and file actions. */
 export class FilesView {
   readonly element: HTMLElement;
@@ -31,6 +34,8 @@ export class FilesView {
   private lastClicked = -1;
   private sort: { key: SortKey; asc: boolean } = { key: 'name', asc: true };
   private running = new Set<string>();
+  /** Counts `load()` calls: an answer for a folder left meanwhile is dropped. */
+  private loads = 0;
   private readonly crumbs = h('nav', { className: 'breadcrumbs', 'aria-label': 'Breadcrumbs' });
   private readonly actions = h('div', { className: 'selection-actions' });
   private readonly header = h('div', { className: 'list-header', role: 'row' });
@@ -102,19 +107,40 @@ export class FilesView {
 
   async load(): Promise<void> {
     this.crumbs.replaceChildren(...breadcrumbs(this.dir, (path) => void this.open(path, true)));
+    const dir = this.dir;
+    const generation = ++this.loads;
     try {
-      const [model, sessions] = await Promise.all([
-        getContents(this.dir, { content: '1' }),
+      // A first page (nbserve's paged listing, docs/contents-api.md) shows the top rows of a huge
+      // folder at once; only a folder bigger than it is then fetched whole, behind those rows.
+      const [page, sessions] = await Promise.all([
+        getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }),
         api<{ path: string }[]>('api/sessions').catch(() => []),
       ]);
-      this.entries = Array.isArray(model.content) ? (model.content as ContentsModel[]) : [];
+      if (generation !== this.loads) return;
       this.running = new Set(sessions.map((s) => s.path));
-      this.status.textContent = `${this.entries.length} item${this.entries.length === 1 ? '' : 's'}`;
+      const rows = Array.isArray(page.content) ? (page.content as ContentsModel[]) : [];
+      const total = page.total ?? rows.length;
+      this.show(rows, total);
+      if (rows.length >= total) return;
+      const whole = await getContents(dir, { content: '1' });
+      if (generation !== this.loads) return;
+      const all = Array.isArray(whole.content) ? (whole.content as ContentsModel[]) : [];
+      this.show(all, all.length);
     } catch (error) {
-      this.entries = [];
+      if (generation !== this.loads) return;
       this.status.textContent = error instanceof Error ? error.message : String(error);
+      this.show([], 0, false);
     }
-    for (const p of [...this.selected]) if (!this.entries.some((e) => e.path === p)) this.selected.delete(p);
+  }
+
+  private show(entries: ContentsModel[], total: number, status = true): void {
+    this.entries = entries;
+    if (status) this.status.textContent = `${total} item${total === 1 ? '' : 's'}`;
+    // (a first page of a bigger folder is no reason to forget what was selected beyond it)
+    if (entries.length >= total) {
+      const paths = new Set(entries.map((e) => e.path));
+      for (const p of [...this.selected]) if (!paths.has(p)) this.selected.delete(p);
+    }
     this.resort();
   }
 
