@@ -1,6 +1,7 @@
 import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
 import { type Command, Option } from 'commander';
-import { type FlagSpec, parseFlagValue } from './flags.js';
+import { parseFlagValue } from './flag-values.js';
+import type { FlagSpec } from './flags.js';
 
 /** `bytes` as the size flags take it: `512M`, `16K`, or plain bytes when no unit divides it. */
 export function formatSize(bytes: number): string {
