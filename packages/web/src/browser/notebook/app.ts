@@ -5,6 +5,7 @@ import { h, toast } from '../lib/dom.js';
 import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { NotebookChrome } from './chrome.js';
 import { installCommandKeys } from './command-keys.js';
+import { LiveNotebook } from './collab/live.js';
 import { type CommandActions, CommandRegistry } from './commands.js';
 import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
@@ -28,6 +29,8 @@ export class NotebookApp {
   private readonly chrome = new NotebookChrome(this.notebook, this.commands);
   private readonly saver: Saver;
   private specs: KernelSpecs | undefined;
+  /** The shared document, when the server offers collaboration (collab/live.ts). */
+  private live: LiveNotebook | undefined;
 
   constructor() {
     this.path = pageConfig().path;
@@ -48,7 +51,8 @@ export class NotebookApp {
       specs,
       (name) => void this.changeKernel(name).catch((e: unknown) => toast(String(e), 'error')),
     );
-    await this.notebook.load(nb, this.notebook.trusted);
+    this.live = await LiveNotebook.open(this.notebook, this.kernel, this.path, nb);
+    if (!this.live) await this.notebook.load(nb, this.notebook.trusted);
     this.chrome.showName(this.path);
     this.updateSaveState(model.last_modified);
 
@@ -59,7 +63,7 @@ export class NotebookApp {
     window.addEventListener('nbserve-error', (e) => toast((e as CustomEvent<string>).detail, 'error'));
     installCommandKeys(this.notebook, this.commands);
     window.addEventListener('beforeunload', (e) => {
-      if (!this.notebook.dirty) return;
+      if (!this.notebook.dirty || this.live) return; // a shared notebook lives on in the server
       e.preventDefault();
       e.returnValue = '';
     });
@@ -74,7 +78,7 @@ export class NotebookApp {
     const interval = config.autosave_interval;
     const autosaveMs = typeof interval === 'number' && interval >= 1000 ? interval : AUTOSAVE_MS;
     setInterval(() => {
-      if (this.notebook.dirty) void this.save(false, true).catch(() => undefined);
+      if (this.notebook.dirty && !this.live) void this.save(false, true).catch(() => undefined);
     }, autosaveMs);
     document.body.dataset.ready = 'true';
 
@@ -183,7 +187,8 @@ export class NotebookApp {
     const inFlight = this.resume.inFlight();
     let model: ContentsModel;
     try {
-      model = await this.saver.write(this.notebook.toJSON());
+      // A shared notebook's file is the document everyone edits: no conflict between its pages.
+      model = await this.saver.write(this.live?.toJSON() ?? this.notebook.toJSON(), this.live !== undefined);
     } catch (error) {
       if (!(error instanceof SaveConflict)) throw error;
       if (auto) {
@@ -266,6 +271,7 @@ export class NotebookApp {
     if (spec) {
       this.notebook.metadata.kernelspec = { name, display_name: spec.spec.display_name, language: spec.spec.language };
       this.notebook.metadata.language_info = { name: spec.spec.language };
+      this.live?.shareMetadata();
     }
     for (const c of this.notebook.cells) c.resetEditor();
     this.notebook.setDirty(true);

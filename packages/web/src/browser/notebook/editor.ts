@@ -109,6 +109,8 @@ export interface EditorHooks {
   inspect?(code: string, cursor: number): void;
   onChange(text: string): void;
   onFocus(): void;
+  /** The binding to a shared document (collab/): it brings its own, per-client undo history. */
+  shared?: Extension | undefined;
 }
 
 export function createEditor(parent: HTMLElement, doc: string, language: string, hooks: EditorHooks): EditorView {
@@ -143,7 +145,7 @@ export function createEditor(parent: HTMLElement, doc: string, language: string,
   const extensions: Extension[] = [
     Prec.highest(keymap.of(hooks.keys)),
     Prec.high(keymap.of(tabKeys)),
-    history(),
+    hooks.shared ?? history(),
     drawSelection(),
     indentOnInput(),
     bracketMatching(),
@@ -152,7 +154,7 @@ export function createEditor(parent: HTMLElement, doc: string, language: string,
     indentUnit.of('    '),
     syntaxHighlighting(classHighlighter),
     autocompletion({ override: [completionSource], activateOnTyping: false, icons: false }),
-    keymap.of([...defaultKeymap, ...historyKeymap]),
+    keymap.of(hooks.shared ? defaultKeymap : [...defaultKeymap, ...historyKeymap]),
     EditorView.lineWrapping,
     EditorView.updateListener.of((update) => {
       if (update.docChanged) hooks.onChange(update.state.doc.toString());

@@ -4,6 +4,7 @@ import { cellEditorSupport } from './cell-editor.js';
 import { CellRunner } from './cell-runner.js';
 import type { CommandId } from './commands.js';
 import type { EditorHooks } from './editor.js';
+import type { SharedStructure } from './collab/structure.js';
 import type { KernelConnection } from './kernel.js';
 import { blankCell, type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
 import { DisplayRegistry } from './output-area.js';
@@ -39,6 +40,8 @@ export class Notebook {
   onDirty: (dirty: boolean) => void = () => {};
   onModeChange: (mode: Mode) => void = () => {};
   onExecutionChange: () => void = () => {};
+  /** Set while the page is bound to a shared document (collab/): structure changes go through it. */
+  shared: SharedStructure | undefined;
 
   constructor(
     readonly kernel: KernelConnection,
@@ -205,6 +208,7 @@ export class Notebook {
       () => this.language,
       (cell) => ({
         ...this.editorSupport,
+        ...(this.shared ? { shared: this.shared.editorExtension(cell) } : {}),
         onChange: (text) => {
           cell.sourceChanged(text);
           this.setDirty(true);
@@ -219,6 +223,12 @@ export class Notebook {
   }
 
   insertCell(index: number, data: CellData, trusted = true): Cell {
+    if (this.shared) return this.shared.insert(index, data);
+    return this.placeCell(index, data, trusted);
+  }
+
+  /** Puts a cell into the page only (the shared document's changes arrive this way). */
+  placeCell(index: number, data: CellData, trusted: boolean): Cell {
     const cell = this.makeCell(data, trusted);
     const before = this.cells[index];
     this.cells.splice(index, 0, cell);
@@ -248,6 +258,12 @@ export class Notebook {
   }
 
   private removeAt(index: number): void {
+    if (this.shared) this.shared.remove(index);
+    else this.dropCell(index);
+  }
+
+  /** Takes a cell out of the page only. */
+  dropCell(index: number): void {
     const [cell] = this.cells.splice(index, 1);
     cell?.element.remove();
     if (cell?.outputArea) this.displays.forget(cell.outputArea);
@@ -292,6 +308,11 @@ export class Notebook {
     const from = this.selected;
     const to = from + delta;
     if (to < 0 || to >= this.cells.length) return;
+    if (this.shared) {
+      this.shared.move(from, to);
+      this.select(to);
+      return;
+    }
     const [cell] = this.cells.splice(from, 1) as [Cell];
     this.cells.splice(to, 0, cell);
     const ref = this.cells[to + 1];
@@ -355,6 +376,10 @@ export class Notebook {
   }
 
   clearAllOutputs(): void {
+    if (this.shared) {
+      this.shared.clearOutputs();
+      return;
+    }
     for (const cell of this.cells) {
       cell.outputArea?.clear();
       if (cell.type === 'code') cell.setExecutionCount(null);

@@ -1,0 +1,101 @@
+import type { YNotebook } from '@jupyter/ydoc';
+import { toast } from '../../lib/dom.js';
+import type { Cell } from '../cell.js';
+import type { KernelConnection } from '../kernel.js';
+import type { NotebookData } from '../model.js';
+import type { Notebook } from '../notebook.js';
+import { NotebookBinding } from './binding.js';
+import { executeOnServer } from './execute.js';
+import { Presence } from './presence.js';
+import { joinRoom, requestCollabSession, type SharedNotebook } from './session.js';
+
+/**
+ * The notebook page on a server that shares the notebook (docs/collaboration.md): the page shows
+ * the shared document, every tab and person on the notebook edits the same one, and cells run on
+ * the server, which writes their outputs into the document even when no page is open.
+ */
+export class LiveNotebook {
+  readonly presence: Presence;
+
+  private constructor(
+    private readonly nb: Notebook,
+    private readonly kernel: KernelConnection,
+    readonly binding: NotebookBinding,
+  ) {
+    this.presence = new Presence(nb, binding.ynotebook.awareness);
+    binding.onStructure = () => this.presence.draw();
+    nb.runner.remote = (cell) => this.run(cell);
+    document.body.dataset.collaboration = 'on';
+    document.querySelector('.save-state')?.after(this.presence.element);
+  }
+
+  /**
+   * Opens the shared notebook at `path` if the server offers collaboration, else undefined (the
+   * page then works on its own, as before). `file`: the notebook as the contents API read it,
+   * for the cells the server vouched for.
+   */
+  static async open(
+    nb: Notebook,
+    kernel: KernelConnection,
+    path: string,
+    file: NotebookData,
+  ): Promise<LiveNotebook | undefined> {
+    const session = await requestCollabSession(path);
+    if (!session) return undefined;
+    let shared: SharedNotebook;
+    try {
+      shared = await joinRoom(session);
+    } catch (error) {
+      toast(`Working without live collaboration: ${error instanceof Error ? error.message : String(error)}`, 'error');
+      return undefined;
+    }
+    const binding = new NotebookBinding(nb, shared);
+    const trusted = new Set(file.cells.filter((c) => c.metadata.trusted === true).map((c) => c.id ?? ''));
+    await binding.open(trusted);
+    return new LiveNotebook(nb, kernel, binding);
+  }
+
+  get fileId(): string {
+    return this.binding.shared.session.fileId;
+  }
+
+  /** The notebook's metadata (kernelspec, language_info) changed in the page: share it. */
+  shareMetadata(): void {
+    this.binding.ynotebook.updateMetadata(this.nb.metadata as Parameters<YNotebook['updateMetadata']>[0]);
+  }
+
+  /** The document as nbformat JSON (what the server saves). */
+  toJSON(): Record<string, unknown> {
+    return this.binding.ynotebook.toJSON() as unknown as Record<string, unknown>;
+  }
+
+  /** Runs a code cell on the server; its outputs come back through the document. */
+  private run(cell: Cell): void {
+    const ycell = this.binding.ycell(cell);
+    const kernelId = this.kernel.kernelId;
+    if (!ycell || ycell.cell_type !== 'code') return;
+    if (!kernelId) {
+      toast('There is no kernel to run the cell', 'error');
+      return;
+    }
+    this.binding.queued.add(cell);
+    cell.setRunning(true);
+    this.nb.onExecutionChange();
+    executeOnServer({
+      kernelId,
+      fileId: this.fileId,
+      cellId: ycell.id,
+      code: ycell.getSource(),
+      session: this.kernel.clientSession,
+    }).catch((error: unknown) => {
+      this.binding.queued.delete(cell);
+      this.binding.drawOutputs(cell, ycell);
+      toast(`Could not run the cell: ${error instanceof Error ? error.message : String(error)}`, 'error');
+    });
+  }
+
+  close(): void {
+    this.binding.close();
+    this.binding.shared.provider.destroy();
+  }
+}
