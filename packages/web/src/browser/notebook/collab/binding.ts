@@ -185,10 +185,7 @@ export class NotebookBinding implements SharedStructure {
     if (change.metadataChange) Object.assign(cell.data.metadata, ycell.getMetadata());
     if (
       ycell.cell_type === 'code' &&
-      (change.outputsChange ||
-        change.streamOutputChange ||
-        change.executionCountChange ||
-        change.executionStateChange)
+      (change.outputsChange || change.streamOutputChange || change.executionCountChange || change.executionStateChange)
     ) {
       if (change.executionStateChange?.newValue === 'running') this.queued.delete(cell);
       this.scheduleRedraw(cell, ycell);

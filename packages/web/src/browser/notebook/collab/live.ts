@@ -5,7 +5,7 @@ import type { KernelConnection } from '../kernel.js';
 import type { NotebookData } from '../model.js';
 import type { Notebook } from '../notebook.js';
 import { NotebookBinding } from './binding.js';
-import { executeOnServer } from './execute.js';
+import { executeOnServer, whenStarted } from './execute.js';
 import { Presence } from './presence.js';
 import { joinRoom, requestCollabSession, type SharedNotebook } from './session.js';
 
@@ -55,8 +55,10 @@ export class LiveNotebook {
     return new LiveNotebook(nb, kernel, binding);
   }
 
-  get fileId(): string {
-    return this.binding.shared.session.fileId;
+  /** The room's id, which the execute route names the document by. */
+  get documentId(): string {
+    const { format, type, fileId } = this.binding.shared.session;
+    return `${format}:${type}:${fileId}`;
   }
 
   /** The notebook's metadata (kernelspec, language_info) changed in the page: share it. */
@@ -81,17 +83,20 @@ export class LiveNotebook {
     this.binding.queued.add(cell);
     cell.setRunning(true);
     this.nb.onExecutionChange();
-    executeOnServer({
-      kernelId,
-      fileId: this.fileId,
-      cellId: ycell.id,
-      code: ycell.getSource(),
-      session: this.kernel.clientSession,
-    }).catch((error: unknown) => {
+    const done = () => {
       this.binding.queued.delete(cell);
       this.binding.drawOutputs(cell, ycell);
-      toast(`Could not run the cell: ${error instanceof Error ? error.message : String(error)}`, 'error');
-    });
+      this.nb.onExecutionChange();
+    };
+    executeOnServer({ kernelId, documentId: this.documentId, cellId: ycell.id, code: ycell.getSource() })
+      .then((request) => whenStarted(kernelId, request.request_id, () => this.binding.queued.has(cell)))
+      .then((request) => {
+        if (request && request.status !== 'running') done();
+      })
+      .catch((error: unknown) => {
+        done();
+        toast(`Could not run the cell: ${error instanceof Error ? error.message : String(error)}`, 'error');
+      });
   }
 
   close(): void {

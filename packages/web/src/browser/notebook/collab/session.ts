@@ -27,7 +27,12 @@ export async function requestCollabSession(path: string): Promise<CollabSessionM
       body: { format: 'json', type: 'notebook' },
     });
     if (typeof model?.fileId !== 'string' || typeof model.sessionId !== 'string') return undefined;
-    return { format: model.format ?? 'json', type: model.type ?? 'notebook', fileId: model.fileId, sessionId: model.sessionId };
+    return {
+      format: model.format ?? 'json',
+      type: model.type ?? 'notebook',
+      fileId: model.fileId,
+      sessionId: model.sessionId,
+    };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return undefined;
     throw error;
