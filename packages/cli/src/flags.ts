@@ -380,6 +380,22 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'seconds',
     description: 'how often to look for inactive terminals to terminate',
   },
+  {
+    name: 'collaboration',
+    type: 'boolean',
+    option: 'collaboration',
+    description:
+      'live documents: shared editing and server-side cell runs (--no-collaboration: /api/collaboration and the execute route are 404s)',
+  },
+  {
+    name: 'collaboration-save-delay',
+    type: 'integer',
+    option: 'collaborationSaveDelay',
+    min: 0,
+    max: 3600,
+    valueName: 'seconds',
+    description: 'save a shared document this many seconds after its last change',
+  },
 ] satisfies readonly DefaultedFlag[];
 
 function fail(flag: FlagSpec, message: string): never {

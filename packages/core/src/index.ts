@@ -1,4 +1,5 @@
 export * from './clusters/index.js';
+export * from './collaboration/index.js';
 export * from './config/index.js';
 export * from './contents/index.js';
 export * from './errors.js';

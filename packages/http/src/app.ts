@@ -14,7 +14,9 @@ import { redirectGuard } from './middleware/redirect-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { type NbserveOptions, type OptionsInput, resolveOptions } from './options.js';
+import { registerCellExecuteRoutes } from './routes/api/cell-execute.js';
 import { registerClusterRoutes } from './routes/api/clusters.js';
+import { registerCollaborationRoutes } from './routes/api/collaboration.js';
 import { registerConfigRoutes } from './routes/api/config.js';
 import { registerContentsRoutes } from './routes/api/contents.js';
 import { registerCspReportRoutes } from './routes/api/csp-report.js';
@@ -51,6 +53,7 @@ import { registerViewRoutes } from './routes/web/view.js';
 import { createServices, type Services } from './services.js';
 import { registerStaticRoutes } from './static.js';
 import { registerChannelsRoute } from './ws/channels-route.js';
+import { registerCollaborationRoomRoute } from './ws/collaboration-room.js';
 import { registerTerminalSocketRoute } from './ws/terminal-route.js';
 
 export { resolveOptions };
@@ -105,6 +108,8 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerMeRoutes(api);
   registerConfigRoutes(api);
   registerLegacyRenameTracking(api);
+  registerCollaborationRoutes(api); // before the contents routes: its rename tracking wraps them
+  registerCollaborationRoomRoute(api);
   registerContentsRoutes(api);
   registerNotebooksRedirect(api);
   registerFilesRoutes(api);
@@ -112,6 +117,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerKernelSpecResourceRoutes(api);
   registerKernelRoutes(api);
   registerChannelsRoute(api);
+  registerCellExecuteRoutes(api);
   registerSessionRoutes(api);
   registerTerminalRoutes(api);
   registerTerminalSocketRoute(api);

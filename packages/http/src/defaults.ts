@@ -64,6 +64,10 @@ const defaults = {
   terminalsCullInactiveTimeout: 0,
   /** Seconds. */
   terminalsCullInterval: 300,
+  /** Live documents (`/api/collaboration/…`, server-side cell execution); `false`: those routes are 404s. */
+  collaboration: true,
+  /** Seconds between a shared document's last change and its save to disk. */
+  collaborationSaveDelay: 1,
 };
 
 /** The type of `DEFAULTS`, for a table with other values (tests, embedders with their own defaults). */

@@ -1,5 +1,11 @@
 import path from 'node:path';
-import type { BuiltinKernelSpec, CheckpointStore, ContentsStore, PtySpawner } from '@nbserve/core';
+import type {
+  BuiltinKernelSpec,
+  CheckpointStore,
+  CollaborationOptions,
+  ContentsStore,
+  PtySpawner,
+} from '@nbserve/core';
 import type { HubConfig } from './auth/hub/config.js';
 import { decodeLikeRouter } from './base-url.js';
 import {
@@ -134,6 +140,12 @@ export interface NbserveOptions {
    * When it throws, terminals are off and one line says why.
    */
   loadPty?: () => PtySpawner;
+  /** Live documents: `/api/collaboration/…` and `POST /api/kernels/<id>/execute` (docs/collaboration.md). */
+  collaboration: boolean;
+  /** Seconds between a shared document's last change and its save. */
+  collaborationSaveDelay: number;
+  /** Embedders and tests: the rooms' other limits and timings (see `COLLABORATION_DEFAULTS` in core). */
+  collaborationTuning?: Readonly<Partial<Omit<CollaborationOptions, 'contents' | 'dataDir' | 'warn'>>>;
 }
 
 /**
@@ -202,6 +214,8 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     terminals: input.terminals ?? defaults.terminals,
     terminalsCullInactiveTimeout: input.terminalsCullInactiveTimeout ?? defaults.terminalsCullInactiveTimeout,
     terminalsCullInterval: input.terminalsCullInterval ?? defaults.terminalsCullInterval,
+    collaboration: input.collaboration ?? defaults.collaboration,
+    collaborationSaveDelay: input.collaborationSaveDelay ?? defaults.collaborationSaveDelay,
   };
 }
 

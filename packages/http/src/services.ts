@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
+  CellExecutor,
   ClusterManager,
+  CollaborationManager,
   ConfigSections,
   ContentsManager,
   ExportManager,
@@ -78,12 +80,23 @@ export interface Services {
    * `null` when they are off (`terminals: false`, or no pseudo-terminals on this machine).
    */
   readonly terminals: TerminalServices | null;
+  /**
+   * Live documents (docs/collaboration.md): the shared documents and the server-side cell runs,
+   * built on first use; `null` when collaboration is off (`collaboration: false`).
+   */
+  readonly collaboration: CollaborationServices | null;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
 
+export interface CollaborationServices {
+  readonly documents: CollaborationManager;
+  readonly executor: CellExecutor;
+}
+
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
+  let collaboration: CollaborationServices | null | undefined;
   const contents = createContentsManager(options);
   sweepOrphanTempFiles(options);
   // Managers no first request needs are built on first use, so start-up does no work for them.
@@ -136,10 +149,18 @@ export function createServices(options: NbserveOptions): Services {
       if (terminals === undefined) terminals = closed ? null : createTerminalServices(options, activity);
       return terminals;
     },
+    get collaboration() {
+      if (collaboration === undefined) {
+        collaboration = closed || !options.collaboration ? null : createCollaboration(options, contents, kernels);
+      }
+      return collaboration;
+    },
     async close() {
       if (closed) return;
       closed = true;
       hub?.close();
+      collaboration?.executor.close();
+      await collaboration?.documents.close();
       channels.close();
       terminals?.sockets.close();
       await Promise.all([kernels.shutdownAll(), terminals?.manager.close()]);
@@ -174,6 +195,21 @@ function sweepOrphanTempFiles(options: NbserveOptions): void {
     const removed = counts.reduce((a, b) => a + b, 0);
     if (removed > 0) options.logger.info(`Removed ${removed} temporary file(s) left by an interrupted save`);
   });
+}
+
+function createCollaboration(
+  options: NbserveOptions,
+  contents: ContentsManager,
+  kernels: KernelManager,
+): CollaborationServices {
+  const documents = new CollaborationManager({
+    contents,
+    dataDir: options.dataDir,
+    saveDelayMs: options.collaborationSaveDelay * 1000,
+    ...options.collaborationTuning,
+    warn: (message) => options.logger.warn(message),
+  });
+  return { documents, executor: new CellExecutor(kernels, documents) };
 }
 
 function createClusterManager(options: NbserveOptions): ClusterManager {

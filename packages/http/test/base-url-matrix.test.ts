@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ContentsManager, KernelManager, type KernelMessage, SessionManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCollabClient } from '../../../testing/collaboration.js';
 import { CookieJar } from '../../../testing/cookie-jar.js';
 import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { scrape } from '../../../testing/prometheus.js';
@@ -527,6 +528,23 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         socket.close();
       } finally {
         expect((await s.fetch(`api/terminals/${name}`, { method: 'DELETE' })).status).toBe(204);
+      }
+    });
+
+    it('collaboration: the session route and a room WebSocket', async () => {
+      await fs.writeFile(path.join(s.root, 'work', 'Live.ipynb'), JSON.stringify(v4Notebook([v4CodeCell('1 + 1')])));
+      const client = await openCollabClient(s.url, 'work/Live.ipynb');
+      try {
+        expect(client.model.getCell(0).getSource()).toBe('1 + 1');
+        for (const [via, send] of transports) {
+          const res = await send('api/collaboration/session/work/Live.ipynb', {
+            method: 'PUT',
+            json: { format: 'json', type: 'notebook' },
+          });
+          expect(res.status, via).toBe(200);
+        }
+      } finally {
+        client.close();
       }
     });
 

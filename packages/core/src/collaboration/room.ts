@@ -1,0 +1,370 @@
+import * as decoding from 'lib0/decoding';
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as Y from 'yjs';
+import { NbserveError } from '../errors.js';
+import type { DocumentFile } from './document-file.js';
+import {
+  awarenessMessage,
+  CLOSE,
+  decodeClientMessage,
+  rawMessage,
+  syncStep1,
+  syncStep2,
+  syncUpdate,
+} from './protocol.js';
+import type { SharedDocument } from './shared-document.js';
+import type { UpdateLog } from './update-log.js';
+import { isTextOnlyUpdate, notebookProblem } from './validate.js';
+
+/** One client's end of a room, as the transport (a WebSocket) provides it. */
+export interface RoomClient {
+  send(data: Uint8Array): void;
+  close(code: number, reason: string): void;
+  /** Bytes handed to `send` not yet written to the network. */
+  readonly bufferedAmount: number;
+}
+
+export interface RoomLimits {
+  /** Largest encoded document state; an update past it is refused. */
+  maxDocumentBytes: number;
+  /** A client with more than this many bytes unsent is disconnected (it does not read). */
+  maxBufferedBytes: number;
+}
+
+export interface RoomOptions extends RoomLimits {
+  id: string;
+  document: SharedDocument;
+  file: DocumentFile;
+  log: UpdateLog;
+  /** The file's path now (ids follow renames); undefined once it was deleted. */
+  path: () => string | undefined;
+  saveDelayMs: number;
+  pollMs: number;
+  warn: (message: string) => void;
+  /** Called when the last client left and nothing holds the room. */
+  onIdle: (room: Room) => void;
+}
+
+/** Origins of changes the server makes itself (not relayed back as client edits). */
+export const DISK_ORIGIN = Symbol('disk');
+export const SERVER_ORIGIN = Symbol('server');
+
+/**
+ * One shared document and the clients editing it, speaking the y-websocket sync and awareness
+ * protocol. Every update is validated (a notebook stays a valid notebook, the document stays under
+ * its size limit), appended to the log, applied, then relayed; the document is saved through the
+ * contents API a little after the last change and reloaded when the file changes on disk.
+ */
+export class Room {
+  readonly id: string;
+  readonly document: SharedDocument;
+  readonly awareness: awarenessProtocol.Awareness;
+  readonly #options: RoomOptions;
+  readonly #clients = new Map<RoomClient, Set<number>>();
+  #holds = 0;
+  #size: number;
+  #saveTimer: NodeJS.Timeout | undefined;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #saving: Promise<void> = Promise.resolve();
+  #dirty = false;
+  #closed = false;
+
+  constructor(options: RoomOptions) {
+    this.#options = options;
+    this.id = options.id;
+    this.document = options.document;
+    const doc = this.document.ydoc;
+    this.#size = Y.encodeStateAsUpdate(doc).length;
+    this.awareness = new awarenessProtocol.Awareness(doc);
+    this.awareness.setLocalState(null); // the server is no participant
+    doc.on('update', (update: Uint8Array, origin: unknown) => this.#onUpdate(update, origin));
+    this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.#onAwareness(change, origin));
+    if (options.pollMs > 0) {
+      this.#pollTimer = setInterval(() => void this.#poll(), options.pollMs);
+      this.#pollTimer.unref();
+    }
+  }
+
+  get clientCount(): number {
+    return this.#clients.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Encoded size of the document's state, as last measured (grows with each update). */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds a client; the returned functions feed it its messages and tell the room it left. */
+  connect(client: RoomClient): { receive(data: Uint8Array): void; disconnect(): void } {
+    this.#clients.set(client, new Set());
+    this.#send(client, syncStep1(this.document.ydoc));
+    const states = [...this.awareness.getStates().keys()];
+    if (states.length > 0) this.#send(client, awarenessMessage(this.awareness, states));
+    return {
+      receive: (data) => this.#receive(client, data),
+      disconnect: () => this.#disconnect(client),
+    };
+  }
+
+  /** Keeps the room in memory (a cell running into it) until the returned function is called. */
+  hold(): () => void {
+    this.#holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holds--;
+      this.#maybeIdle();
+    };
+  }
+
+  /** Saves now (waiting for a save in flight first). */
+  async save(): Promise<void> {
+    clearTimeout(this.#saveTimer);
+    this.#saving = this.#saving.then(() => this.#save());
+    await this.#saving;
+  }
+
+  /** Saves what is unsaved, compacts the log and disconnects everyone. */
+  async close(code: number = CLOSE.goingAway, reason = 'Server shutting down'): Promise<void> {
+    if (this.#closed) return;
+    clearInterval(this.#pollTimer);
+    if (this.#dirty)
+      await this.save().catch((error) => this.#options.warn(`Saving ${this.id} failed: ${describe(error)}`));
+    this.#closed = true;
+    clearTimeout(this.#saveTimer);
+    for (const client of [...this.#clients.keys()]) this.#drop(client, code, reason);
+    try {
+      this.#options.log.compact(Y.encodeStateAsUpdate(this.document.ydoc));
+    } catch (error) {
+      this.#options.warn(`Compacting the log of ${this.id} failed: ${describe(error)}`);
+    }
+    this.awareness.destroy();
+    this.document.dispose();
+  }
+
+  #receive(client: RoomClient, data: Uint8Array): void {
+    if (this.#closed || !this.#clients.has(client)) return;
+    let message: ReturnType<typeof decodeClientMessage>;
+    try {
+      message = decodeClientMessage(data);
+    } catch (error) {
+      this.#drop(client, CLOSE.malformed, `Malformed message: ${describe(error)}`);
+      return;
+    }
+    switch (message.type) {
+      case 'sync-step1':
+        try {
+          this.#send(client, syncStep2(this.document.ydoc, message.stateVector));
+        } catch {
+          this.#drop(client, CLOSE.malformed, 'Malformed message: bad state vector');
+        }
+        return;
+      case 'update':
+        this.#applyClientUpdate(client, message.update);
+        return;
+      case 'awareness':
+        try {
+          awarenessProtocol.applyAwarenessUpdate(this.awareness, message.update, client);
+        } catch {
+          this.#drop(client, CLOSE.malformed, 'Malformed message: bad awareness update');
+        }
+        return;
+      case 'query-awareness':
+        this.#send(client, awarenessMessage(this.awareness, [...this.awareness.getStates().keys()]));
+        return;
+      case 'raw':
+        if (message.text === 'save') void this.#saveRequest(client, message.decoder);
+        return;
+    }
+  }
+
+  /** jupyter-collaboration's save request: `save`, an id; answered with `{type, responseTo, status}`. */
+  async #saveRequest(client: RoomClient, decoder: decoding.Decoder): Promise<void> {
+    const responseTo = readId(decoder);
+    let status = 'success';
+    await this.save().catch(() => {
+      status = 'failed';
+    });
+    if (this.#clients.has(client)) this.#send(client, rawMessage({ type: 'save', responseTo, status }));
+  }
+
+  #applyClientUpdate(client: RoomClient, update: Uint8Array): void {
+    const doc = this.document.ydoc;
+    const { maxDocumentBytes } = this.#options;
+    if (this.#size + update.length > maxDocumentBytes) {
+      this.#drop(client, CLOSE.tooLarge, `Document too large: over ${maxDocumentBytes} bytes`);
+      return;
+    }
+    try {
+      const pending = doc.store.pendingStructs !== null || doc.store.pendingDs !== null;
+      if (this.document.notebook && (pending || !isTextOnlyUpdate(doc, update))) {
+        // A structural change: try it on a copy first, so an invalid one never reaches the log.
+        const trial = new Y.Doc();
+        Y.applyUpdate(trial, Y.encodeStateAsUpdate(doc));
+        Y.applyUpdate(trial, update);
+        const problem = notebookProblem(trial);
+        const size = Y.encodeStateAsUpdate(trial).length;
+        trial.destroy();
+        if (problem !== null) {
+          this.#drop(client, CLOSE.invalid, `Update refused, the notebook would be invalid: ${problem}`);
+          return;
+        }
+        if (size > maxDocumentBytes) {
+          this.#drop(client, CLOSE.tooLarge, `Document too large: over ${maxDocumentBytes} bytes`);
+          return;
+        }
+        this.#size = size - update.length; // #onUpdate adds it back
+      }
+      Y.applyUpdate(doc, update, client);
+    } catch (error) {
+      this.#drop(client, CLOSE.malformed, `Malformed update: ${describe(error)}`);
+    }
+  }
+
+  /** Every change, from a client or the server itself: logged first, then relayed, then saved later. */
+  #onUpdate(update: Uint8Array, origin: unknown): void {
+    this.#size += update.length;
+    this.#options.log.append(update);
+    const message = syncUpdate(update);
+    for (const client of this.#clients.keys()) if (client !== origin) this.#send(client, message);
+    if (origin === DISK_ORIGIN) return; // the document equals the file again
+    this.#dirty = true;
+    this.#scheduleSave();
+  }
+
+  #onAwareness(change: AwarenessChange, origin: unknown): void {
+    const changed = [...change.added, ...change.updated, ...change.removed];
+    const controlled = this.#clients.get(origin as RoomClient);
+    if (controlled) {
+      for (const id of change.added) controlled.add(id);
+      for (const id of change.removed) controlled.delete(id);
+    }
+    const message = awarenessMessage(this.awareness, changed);
+    for (const client of this.#clients.keys()) this.#send(client, message);
+  }
+
+  #send(client: RoomClient, data: Uint8Array): void {
+    if (client.bufferedAmount > this.#options.maxBufferedBytes) {
+      this.#drop(client, CLOSE.notReading, 'Client is not reading: too much unsent data');
+      return;
+    }
+    try {
+      client.send(data);
+    } catch {
+      this.#disconnect(client);
+    }
+  }
+
+  #drop(client: RoomClient, code: number, reason: string): void {
+    if (!this.#clients.has(client)) return;
+    if (code !== CLOSE.goingAway) this.#options.warn(`Room ${this.id}: closing a client (${code}): ${reason}`);
+    this.#disconnect(client);
+    try {
+      client.close(code, reason.slice(0, 120)); // a close reason is at most 123 bytes
+    } catch {
+      // already closed
+    }
+  }
+
+  #disconnect(client: RoomClient): void {
+    const controlled = this.#clients.get(client);
+    if (!controlled) return;
+    this.#clients.delete(client);
+    if (controlled.size > 0 && !this.#closed) {
+      awarenessProtocol.removeAwarenessStates(this.awareness, [...controlled], null);
+    }
+    this.#maybeIdle();
+  }
+
+  #maybeIdle(): void {
+    if (!this.#closed && this.#clients.size === 0 && this.#holds === 0) this.#options.onIdle(this);
+  }
+
+  get idle(): boolean {
+    return this.#clients.size === 0 && this.#holds === 0;
+  }
+
+  /** The document differs from the file (edits logged before a crash): save it soon. */
+  markDirty(): void {
+    this.#dirty = true;
+    this.#scheduleSave();
+  }
+
+  #scheduleSave(): void {
+    if (this.#closed) return;
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(() => void this.save().catch(() => undefined), this.#options.saveDelayMs);
+  }
+
+  async #save(): Promise<void> {
+    if (!this.#dirty || this.#closed) return;
+    const path = this.#options.path();
+    if (path === undefined) return;
+    this.#dirty = false;
+    try {
+      const { changed, message } = await this.#options.file.save(path, this.document.content());
+      if (changed) await this.#reloadFromDisk(path);
+      else if (message !== null) this.#options.warn(`Saved ${path}, not valid nbformat: ${message}`);
+      this.#compactIfLarge();
+    } catch (error) {
+      this.#dirty = true;
+      this.#options.warn(`Saving ${path} failed: ${describe(error)}`);
+      throw error;
+    }
+  }
+
+  /** The file on disk wins over unsaved changes in the room (as in jupyter-collaboration). */
+  async #reloadFromDisk(path: string): Promise<void> {
+    const { content, hash } = await this.#options.file.load(path);
+    this.document.setContent(content, DISK_ORIGIN);
+    this.#dirty = false;
+    clearTimeout(this.#saveTimer);
+    await this.#options.file.remember(hash);
+  }
+
+  async #poll(): Promise<void> {
+    const path = this.#options.path();
+    if (this.#closed || path === undefined) return;
+    await this.#saving;
+    try {
+      if (!(await this.#options.file.statChanged(path))) return;
+      const { hash } = await this.#options.file.load(path);
+      if (hash !== this.#options.file.hash) await this.#reloadFromDisk(path);
+    } catch (error) {
+      if (error instanceof NbserveError && error.kind === 'not-found') {
+        await this.close(CLOSE.notFound, `File is gone: ${path}`);
+        this.#options.onIdle(this);
+      }
+    }
+  }
+
+  #compactIfLarge(): void {
+    const log = this.#options.log;
+    if (log.bytes > 1024 * 1024 && log.bytes > 4 * this.#size) {
+      log.compact(Y.encodeStateAsUpdate(this.document.ydoc));
+    }
+  }
+}
+
+interface AwarenessChange {
+  added: number[];
+  updated: number[];
+  removed: number[];
+}
+
+function readId(decoder: decoding.Decoder): number | null {
+  try {
+    return decoding.readVarUint(decoder);
+  } catch {
+    return null;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

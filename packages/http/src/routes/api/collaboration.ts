@@ -1,0 +1,78 @@
+import { notFound } from '@nbserve/core';
+import type { Context, Hono, Next } from 'hono';
+import * as v from 'valibot';
+import type { NbserveEnv } from '../../env.js';
+import type { CollaborationServices } from '../../services.js';
+import { parseJsonBody, parseWith } from '../../validate.js';
+import { pathSegmentsAfter } from '../contents-path.js';
+
+type Ctx = Context<NbserveEnv>;
+
+const SESSION_PREFIX = '/api/collaboration/session';
+
+const SessionBody = v.object(
+  {
+    format: v.pipe(v.string('format must be a string'), v.maxLength(20, 'format is too long')),
+    type: v.pipe(v.string('type must be a string'), v.maxLength(20, 'type is too long')),
+  },
+  'The request body must be a JSON object with format and type',
+);
+
+const IdQuery = v.object({ id: v.pipe(v.string('id is required'), v.maxLength(100, 'id is too long')) });
+const PathQuery = v.object({ path: v.pipe(v.string('path is required'), v.maxLength(4096, 'path is too long')) });
+
+/** The live-document services, or `undefined` when collaboration is off (the route then falls through to a 404). */
+export function collaborationOf(c: Ctx): CollaborationServices | undefined {
+  return c.get('services').collaboration ?? undefined;
+}
+
+/**
+ * jupyter-collaboration's session route, `PUT /api/collaboration/session/<path>` with
+ * `{format, type}`: the file's id (201 when it was just indexed, else 200) and this server's
+ * session id, which the client then names in the room WebSocket; and jupyter_server_fileid's
+ * `GET /api/fileid/id?path=` and `GET /api/fileid/path?id=`. Renames through the contents API
+ * keep ids (a middleware around `PATCH /api/contents/…`). With collaboration off every route is a 404.
+ */
+export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
+  app.use('/api/contents/*', async (c, next) => {
+    const collaboration = c.req.method === 'PATCH' ? collaborationOf(c) : undefined;
+    if (!collaboration) return next();
+    let from: string;
+    try {
+      from = pathSegmentsAfter(c, '/api/contents').join('/');
+    } catch {
+      return next(); // the contents route answers the 400
+    }
+    await next();
+    if (c.res.status !== 200) return;
+    const moved = (await c.res.clone().json()) as { path?: unknown };
+    if (typeof moved.path === 'string') await collaboration.documents.renamed(from, moved.path);
+  });
+
+  app.put(`${SESSION_PREFIX}/*`, async (c, next: Next) => {
+    const collaboration = collaborationOf(c);
+    if (!collaboration) return next();
+    const path = pathSegmentsAfter(c, SESSION_PREFIX).join('/');
+    const { format, type } = await parseJsonBody(c, SessionBody);
+    const { fileId, created } = await collaboration.documents.session(path, format, type);
+    return c.json({ format, type, fileId, sessionId: collaboration.documents.sessionId }, created ? 201 : 200);
+  });
+
+  app.get('/api/fileid/id', (c, next: Next) => {
+    const collaboration = collaborationOf(c);
+    if (!collaboration) return next();
+    const { path } = parseWith(PathQuery, c.req.query(), 'query');
+    const id = collaboration.documents.fileIds.getId(path.replace(/^\/+|\/+$/g, ''));
+    if (id === undefined) throw notFound(`No file id for ${path.slice(0, 200)}`);
+    return c.json({ id, path });
+  });
+
+  app.get('/api/fileid/path', (c, next: Next) => {
+    const collaboration = collaborationOf(c);
+    if (!collaboration) return next();
+    const { id } = parseWith(IdQuery, c.req.query(), 'query');
+    const path = collaboration.documents.fileIds.getPath(id);
+    if (path === undefined) throw notFound(`Unknown file id: ${id}`);
+    return c.json({ id, path });
+  });
+}
