@@ -40,10 +40,16 @@ const cellsOf = (page: Page) => page.locator('.notebook-cells > .cell');
 const sources = (page: Page) =>
   cellsOf(page).evaluateAll((cells) =>
     cells.map((c) => {
-      const source = c.querySelector('.cm-content, .source-static')?.cloneNode(true) as HTMLElement | undefined;
-      // Remote carets are widgets inside the text; they are not part of it.
-      for (const caret of source?.querySelectorAll('.cm-ySelectionCaret') ?? []) caret.remove();
-      return (source?.textContent ?? '').replace(/\u2060/g, '');
+      const lines = c.querySelectorAll('.cm-content > .cm-line');
+      if (lines.length === 0) return c.querySelector('.source-static')?.textContent ?? '';
+      return [...lines]
+        .map((line) => {
+          const copy = line.cloneNode(true) as HTMLElement;
+          // Remote carets are widgets inside the text; they are not part of it.
+          for (const caret of copy.querySelectorAll('.cm-ySelectionCaret')) caret.remove();
+          return (copy.textContent ?? '').replace(/\u2060/g, '');
+        })
+        .join('\n');
     }),
   );
 
@@ -141,7 +147,7 @@ describe('two people on one notebook', () => {
     await commandMode(a);
     const cell = cellsOf(a).nth(0);
     await cell.locator('.input-prompt').click();
-    await typeInto(a, cell, '\nprint("ran by A", first + second)');
+    await typeInto(a, cell, '\nprint("ran by A", 1 + 2)');
     await a.keyboard.press('Control+Enter');
     const other = cellsOf(b).nth(0);
     await expect.poll(() => other.locator('.output-stream').textContent(), { timeout: 60_000 }).toBe('ran by A 3\n');

@@ -4,8 +4,8 @@ import { confirmDialog, promptDialog } from '../lib/dialog.js';
 import { h, toast } from '../lib/dom.js';
 import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { NotebookChrome } from './chrome.js';
-import { installCommandKeys } from './command-keys.js';
 import { LiveNotebook } from './collab/live.js';
+import { installCommandKeys } from './command-keys.js';
 import { type CommandActions, CommandRegistry } from './commands.js';
 import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
@@ -57,13 +57,14 @@ export class NotebookApp {
     this.updateSaveState(model.last_modified);
 
     this.notebook.onDirty = () => this.updateSaveState();
+    if (this.live) this.live.onQuiet = () => void this.save(false, true).catch(() => undefined);
     this.notebook.onModeChange = (mode) => this.chrome.showMode(mode);
     this.kernel.onStatus = (s) => this.showKernelStatus(s);
     this.kernel.onKernelInfo = () => this.showKernelStatus(this.kernel.status);
     window.addEventListener('nbserve-error', (e) => toast((e as CustomEvent<string>).detail, 'error'));
     installCommandKeys(this.notebook, this.commands);
     window.addEventListener('beforeunload', (e) => {
-      if (!this.notebook.dirty || this.live) return; // a shared notebook lives on in the server
+      if (!this.notebook.dirty || this.live?.connected) return; // a shared notebook lives on in the server
       e.preventDefault();
       e.returnValue = '';
     });
@@ -187,8 +188,8 @@ export class NotebookApp {
     const inFlight = this.resume.inFlight();
     let model: ContentsModel;
     try {
-      // A shared notebook's file is the document everyone edits: no conflict between its pages.
-      model = await this.saver.write(this.live?.toJSON() ?? this.notebook.toJSON(), this.live !== undefined);
+      // A shared notebook is saved by the server, from the document everyone edits.
+      model = this.live ? await this.live.save(this.path) : await this.saver.write(this.notebook.toJSON());
     } catch (error) {
       if (!(error instanceof SaveConflict)) throw error;
       if (auto) {
@@ -217,7 +218,8 @@ export class NotebookApp {
     this.saver.remember(model);
     const nb = normaliseNotebook(model.content);
     this.setTrusted(notebookTrusted(nb));
-    await this.notebook.load(nb, this.notebook.trusted);
+    // A shared notebook follows its file by itself: the server loads a changed file into it.
+    if (!this.live) await this.notebook.load(nb, this.notebook.trusted);
     this.updateSaveState(model.last_modified);
   }
 

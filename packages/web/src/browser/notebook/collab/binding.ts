@@ -5,6 +5,7 @@ import * as Y from 'yjs';
 import type { Cell } from '../cell.js';
 import { type CellData, normaliseOutput, type Output } from '../model.js';
 import type { Notebook } from '../notebook.js';
+import type { OutputArea } from '../output-area.js';
 import { pageCell, snapshot, toSharedCell } from './cells.js';
 import type { SharedNotebook } from './session.js';
 import type { SharedStructure } from './structure.js';
@@ -212,12 +213,43 @@ export class NotebookBinding implements SharedStructure {
   drawOutputs(cell: Cell, ycell: YCodeCell): void {
     const area = cell.outputArea;
     if (!area) return;
-    const outputs = ycell.getOutputs() as unknown as Output[];
-    area.clear();
+    const next = (ycell.getOutputs() as unknown as Output[]).map(normaliseOutput);
     // Outputs made after the page opened come from code run by this notebook's users.
     area.trusted = true;
-    for (const o of outputs) area.append(normaliseOutput(o));
+    updateOutputs(area, next);
     cell.setExecutionCount(ycell.execution_count ?? null);
     cell.setRunning(ycell.executionState === 'running' || this.queued.has(cell));
   }
+}
+
+/**
+ * Brings an output area to `next` touching as little as it can: outputs already shown stay (an
+ * HTML output's frame is not rebuilt, its scripts do not run again), new ones are appended, and
+ * a stream that grew gets just its new text.
+ */
+function updateOutputs(area: OutputArea, next: Output[]): void {
+  const shown = area.outputs;
+  let same = 0;
+  while (same < shown.length && same < next.length && sameOutput(shown[same] as Output, next[same] as Output)) same++;
+  const last = shown[same];
+  const grown = next[same];
+  if (
+    same === shown.length - 1 &&
+    last?.output_type === 'stream' &&
+    grown?.output_type === 'stream' &&
+    last.name === grown.name &&
+    (grown.text ?? '').startsWith(last.text ?? '') &&
+    !(grown.text ?? '').slice((last.text ?? '').length).includes('\r')
+  ) {
+    area.append({ ...grown, text: (grown.text ?? '').slice((last.text ?? '').length) });
+    same++;
+  } else if (same < shown.length) {
+    area.clear();
+    same = 0;
+  }
+  for (const output of next.slice(same)) area.append(output);
+}
+
+function sameOutput(a: Output, b: Output): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -1,4 +1,5 @@
 import type { YNotebook } from '@jupyter/ydoc';
+import { api, type ContentsModel, contentsRoute } from '../../lib/api.js';
 import { toast } from '../../lib/dom.js';
 import type { Cell } from '../cell.js';
 import type { KernelConnection } from '../kernel.js';
@@ -7,6 +8,7 @@ import type { Notebook } from '../notebook.js';
 import { NotebookBinding } from './binding.js';
 import { executeOnServer, whenStarted } from './execute.js';
 import { Presence } from './presence.js';
+import { RoomSaver } from './save.js';
 import { joinRoom, requestCollabSession, type SharedNotebook } from './session.js';
 
 /**
@@ -14,8 +16,15 @@ import { joinRoom, requestCollabSession, type SharedNotebook } from './session.j
  * the shared document, every tab and person on the notebook edits the same one, and cells run on
  * the server, which writes their outputs into the document even when no page is open.
  */
+/** The server saves a second after the last change; the page asks a little later, to show it. */
+const QUIET_MS = 1500;
+
 export class LiveNotebook {
   readonly presence: Presence;
+  private readonly saver: RoomSaver;
+  private quietTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A while after the document last changed (the page then asks for a save, to show it saved). */
+  onQuiet: () => void = () => {};
 
   private constructor(
     private readonly nb: Notebook,
@@ -25,6 +34,11 @@ export class LiveNotebook {
     this.presence = new Presence(nb, binding.ynotebook.awareness);
     binding.onStructure = () => this.presence.draw();
     nb.runner.remote = (cell) => this.run(cell);
+    this.saver = new RoomSaver(binding.shared.provider);
+    binding.ynotebook.ydoc.on('update', () => {
+      clearTimeout(this.quietTimer);
+      this.quietTimer = setTimeout(() => this.onQuiet(), QUIET_MS);
+    });
     document.body.dataset.collaboration = 'on';
     document.querySelector('.save-state')?.after(this.presence.element);
   }
@@ -66,9 +80,15 @@ export class LiveNotebook {
     this.binding.ynotebook.updateMetadata(this.nb.metadata as Parameters<YNotebook['updateMetadata']>[0]);
   }
 
-  /** The document as nbformat JSON (what the server saves). */
-  toJSON(): Record<string, unknown> {
-    return this.binding.ynotebook.toJSON() as unknown as Record<string, unknown>;
+  /** Connected to the room: every change made here has been sent to the server. */
+  get connected(): boolean {
+    return this.binding.shared.provider.wsconnected;
+  }
+
+  /** Has the server write the document to `path` now; resolves with the file's model. */
+  async save(path: string): Promise<ContentsModel> {
+    if (!(await this.saver.save())) throw new Error('The server could not save the notebook');
+    return api<ContentsModel>(contentsRoute(path), { query: { content: '0', hash: '1' } });
   }
 
   /** Runs a code cell on the server; its outputs come back through the document. */
