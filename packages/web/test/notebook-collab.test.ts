@@ -269,4 +269,50 @@ describe('without collaboration', () => {
     expect(file.cells[0]?.outputs[0]?.data['text/plain']).toEqual(['42']);
     expect(h.pageErrors).toEqual([]);
   }, 180_000);
+
+  // stdin needs the page's own kernel connection: the server's execute route runs with
+  // allow_stdin off, so these stay the page's behaviour without collaboration.
+  it('answers input() and getpass prompts', async () => {
+    const page = h.context.pages().at(-1) as Page;
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('b');
+    await page.keyboard.press('Enter');
+    const cell = cellsOf(page).nth(1);
+    await page.keyboard.insertText(
+      "name = input('Name? ')\nimport getpass\npw = getpass.getpass('Password: ')\nprint('hi', name, len(pw))",
+    );
+    await page.keyboard.press('Control+Enter');
+    const box = cell.locator('.stdin-input');
+    await box.waitFor({ timeout: 60_000 });
+    expect(await box.getAttribute('type')).toBe('text');
+    await box.fill('Ada');
+    await box.press('Enter');
+    await expect.poll(() => cell.locator('.stdin-input').getAttribute('type')).toBe('password');
+    await cell.locator('.stdin-input').fill('secret');
+    await cell.locator('.stdin-input').press('Enter');
+    await expect.poll(() => cell.locator('.output-area').textContent(), { timeout: 30_000 }).toContain('hi Ada 6');
+    const text = await cell.locator('.output-area').textContent();
+    expect(text).toContain('Name? Ada');
+    expect(text).not.toContain('secret');
+  }, 180_000);
+
+  it('asks before overwriting a file changed on disk, and before leaving with unsaved changes', async () => {
+    const page = h.context.pages().at(-1) as Page;
+    const file = path.join(h.root, 'solo.ipynb');
+    const external = JSON.parse(await fs.readFile(file, 'utf8')) as { cells: unknown[] };
+    external.cells.push({ cell_type: 'raw', source: 'edited elsewhere', metadata: {} });
+    await fs.writeFile(file, JSON.stringify(external));
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('b');
+    await page.keyboard.press('Control+s');
+    await page.locator('dialog.modal', { hasText: 'changed on disk' }).waitFor();
+    await page.click('dialog.modal button:has-text("Overwrite")');
+    await page.locator('.save-state[data-state=saved]').waitFor();
+    expect(await fs.readFile(file, 'utf8')).not.toContain('edited elsewhere');
+    await page.keyboard.press('b');
+    await page.locator('.save-state[data-state=dirty]').waitFor();
+    const dialogs = h.dialogs.length;
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => h.dialogs.slice(dialogs)).toEqual(['beforeunload: ']);
+  }, 180_000);
 });
