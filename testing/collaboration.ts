@@ -55,6 +55,12 @@ export async function openCollabFile(url: string, path: string): Promise<CollabC
   return connect(url, session, new YFile(), true);
 }
 
+/** A new provider for an existing client's document (e.g. after a server restart on another port). */
+export async function reconnectCollabClient(url: string, path: string, client: CollabClient): Promise<CollabClient> {
+  client.provider.destroy();
+  return connect(url, await collabSession(url, path), client.model, true);
+}
+
 async function connect<D extends YNotebook | YFile>(
   url: string,
   session: CollabSession,

@@ -80,7 +80,7 @@ export class Room {
     doc.on('update', (update: Uint8Array, origin: unknown) => this.#onUpdate(update, origin));
     this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.#onAwareness(change, origin));
     if (options.pollMs > 0) {
-      this.#pollTimer = setInterval(() => void this.#poll(), options.pollMs);
+      this.#pollTimer = setInterval(() => this.#poll(), options.pollMs);
       this.#pollTimer.unref();
     }
   }
@@ -125,7 +125,7 @@ export class Room {
   /** Saves now (waiting for a save in flight first). */
   async save(): Promise<void> {
     clearTimeout(this.#saveTimer);
-    this.#saving = this.#saving.then(() => this.#save());
+    this.#saving = this.#saving.catch(() => undefined).then(() => this.#save());
     await this.#saving;
   }
 
@@ -133,8 +133,10 @@ export class Room {
   async close(code: number = CLOSE.goingAway, reason = 'Server shutting down'): Promise<void> {
     if (this.#closed) return;
     clearInterval(this.#pollTimer);
-    if (this.#dirty)
+    await this.#saving.catch(() => undefined); // a save in flight finishes first
+    if (this.#dirty) {
       await this.save().catch((error) => this.#options.warn(`Saving ${this.id} failed: ${describe(error)}`));
+    }
     this.#closed = true;
     clearTimeout(this.#saveTimer);
     for (const client of [...this.#clients.keys()]) this.#drop(client, code, reason);
@@ -327,18 +329,23 @@ export class Room {
     await this.#options.file.remember(hash);
   }
 
-  async #poll(): Promise<void> {
+  /** Polls in the same queue as saves: a save and a look at the disk never interleave. */
+  #poll(): void {
+    if (this.#closed) return;
+    this.#saving = this.#saving.catch(() => undefined).then(() => this.#pollOnce());
+  }
+
+  async #pollOnce(): Promise<void> {
     const path = this.#options.path();
     if (this.#closed || path === undefined) return;
-    await this.#saving;
     try {
       if (!(await this.#options.file.statChanged(path))) return;
       const { hash } = await this.#options.file.load(path);
       if (hash !== this.#options.file.hash) await this.#reloadFromDisk(path);
     } catch (error) {
       if (error instanceof NbserveError && error.kind === 'not-found') {
-        await this.close(CLOSE.notFound, `File is gone: ${path}`);
-        this.#options.onIdle(this);
+        // Not awaited: closing waits for this queue, which this poll is part of.
+        void this.close(CLOSE.notFound, `File is gone: ${path}`).then(() => this.#options.onIdle(this));
       }
     }
   }

@@ -1,4 +1,5 @@
 import * as Y from 'yjs';
+import { isObject } from '../util/is-object.js';
 
 const CELL_TYPES: ReadonlySet<unknown> = new Set(['code', 'markdown', 'raw']);
 
@@ -42,7 +43,7 @@ export function notebookProblem(doc: Y.Doc): string | null {
     const source = cell.get('source');
     if (!(source instanceof Y.Text) && typeof source !== 'string') return `cell ${i} has no text source`;
     const metadata = cell.get('metadata');
-    if (metadata !== undefined && !(metadata instanceof Y.Map) && !isPlainObject(metadata)) {
+    if (metadata !== undefined && !(metadata instanceof Y.Map) && !isObject(metadata)) {
       return `cell ${i} has metadata that is not a map`;
     }
     if (type !== 'code') continue;
@@ -51,7 +52,7 @@ export function notebookProblem(doc: Y.Doc): string | null {
     if (!(outputs instanceof Y.Array)) return `cell ${i} has outputs that are not a list`;
     for (const output of outputs.toArray()) {
       const kind =
-        output instanceof Y.Map ? output.get('output_type') : isPlainObject(output) ? output.output_type : null;
+        output instanceof Y.Map ? output.get('output_type') : isObject(output) ? output.output_type : null;
       if (typeof kind !== 'string') return `cell ${i} has an output without output_type`;
     }
     const count = cell.get('execution_count');
@@ -60,12 +61,8 @@ export function notebookProblem(doc: Y.Doc): string | null {
     }
   }
   const metadata = doc.getMap('meta').get('metadata');
-  if (metadata !== undefined && !(metadata instanceof Y.Map) && !isPlainObject(metadata)) {
+  if (metadata !== undefined && !(metadata instanceof Y.Map) && !isObject(metadata)) {
     return 'the notebook metadata is not a map';
   }
   return null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
