@@ -49,6 +49,6 @@ export async function whenStarted(
     const request = await api<ExecutionRequest>(
       `api/kernels/${encodeURIComponent(kernelId)}/requests/${encodeURIComponent(requestId)}`,
     ).catch(() => undefined);
-    if (!request || request.status !== 'queued') return request;
+    if (request?.status !== 'queued') return request;
   }
 }

@@ -95,7 +95,15 @@ export class LiveNotebook {
   private run(cell: Cell): void {
     const ycell = this.binding.ycell(cell);
     const kernelId = this.kernel.kernelId;
-    if (!ycell || ycell.cell_type !== 'code') return;
+    if (ycell?.cell_type !== 'code') return;
+    if (ycell.getSource().trim() === '') {
+      // As without a shared document: an empty cell is cleared, not sent to the kernel.
+      this.binding.ynotebook.transact(() => {
+        ycell.clearOutputs();
+        ycell.execution_count = null;
+      }, false);
+      return;
+    }
     if (!kernelId) {
       toast('There is no kernel to run the cell', 'error');
       return;
