@@ -219,7 +219,8 @@ export class NotebookApp {
     const nb = normaliseNotebook(model.content);
     this.setTrusted(notebookTrusted(nb));
     // A shared notebook follows its file by itself: the server loads a changed file into it.
-    if (!this.live) await this.notebook.load(nb, this.notebook.trusted);
+    if (this.live) await this.live.follow(nb);
+    else await this.notebook.load(nb, this.notebook.trusted);
     this.updateSaveState(model.last_modified);
   }
 

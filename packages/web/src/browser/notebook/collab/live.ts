@@ -6,6 +6,7 @@ import type { KernelConnection } from '../kernel.js';
 import type { NotebookData } from '../model.js';
 import type { Notebook } from '../notebook.js';
 import { NotebookBinding } from './binding.js';
+import { toSharedCell } from './cells.js';
 import { executeOnServer, whenStarted } from './execute.js';
 import { Presence } from './presence.js';
 import { RoomSaver } from './save.js';
@@ -18,6 +19,8 @@ import { joinRoom, requestCollabSession, type SharedNotebook } from './session.j
  */
 /** The server saves a second after the last change; the page asks a little later, to show it. */
 const QUIET_MS = 1500;
+/** The server looks at the file every second; a restored file should be in the document by then. */
+const FOLLOW_MS = 4000;
 
 export class LiveNotebook {
   readonly presence: Presence;
@@ -89,6 +92,22 @@ export class LiveNotebook {
   async save(path: string): Promise<ContentsModel> {
     if (!(await this.saver.save())) throw new Error('The server could not save the notebook');
     return api<ContentsModel>(contentsRoute(path), { query: { content: '0', hash: '1' } });
+  }
+
+  /**
+   * The file was replaced underneath (a checkpoint restored): the server loads it into the
+   * document at its next look at the disk (docs/collaboration.md, "the file wins"). Should the
+   * document still not hold it after FOLLOW_MS, the page makes the same replacement itself.
+   */
+  async follow(file: NotebookData): Promise<void> {
+    const nb = this.binding.ynotebook;
+    const holds = () =>
+      nb.cells.length === file.cells.length &&
+      nb.cells.every((c, i) => c.cell_type === file.cells[i]?.cell_type && c.getSource() === file.cells[i]?.source);
+    for (let waited = 0; waited < FOLLOW_MS && !holds(); waited += 250) await new Promise((r) => setTimeout(r, 250));
+    if (holds()) return;
+    const content = { ...file, cells: file.cells.map(toSharedCell) };
+    nb.fromJSON(content as unknown as Parameters<YNotebook['fromJSON']>[0]);
   }
 
   /** Runs a code cell on the server; its outputs come back through the document. */
