@@ -56,6 +56,20 @@ class CountingClient {
   }
 }
 
+/** `read()` once it grew past `from` and then stayed the same for `quietMs`. */
+async function settledLength(read: () => number, from: number, quietMs: number, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = read();
+  let since = Date.now();
+  while (last <= from || Date.now() - since < quietMs) {
+    if (Date.now() > deadline) throw new Error(`output did not settle (at ${last} bytes)`);
+    await sleep(50);
+    const now = read();
+    if (now !== last) [last, since] = [now, Date.now()];
+  }
+  return last;
+}
+
 describe('flow control', () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -81,12 +95,12 @@ describe('flow control', () => {
     const client = await CountingClient.open(s, name);
     await client.waitForTail(/[$#] $/);
     client.ws.pause(); // stop reading the socket
+    const before = terminal(name).scrollback.end;
     client.send('stdin', FLOOD);
-    await sleep(1500);
-    const printed = terminal(name).scrollback.end;
-    await sleep(1000);
-    // the shell is paused: it printed a few MB (socket buffers and the high-water mark), not 30
-    expect(terminal(name).scrollback.end).toBe(printed);
+    // The shell is paused: its output stops growing for a second (well inside the 5 s after which
+    // a lone stuck client stops holding it back), at a few MB (socket buffers and the high-water
+    // mark), not 30. Polled rather than slept: on a loaded machine the flood may start late.
+    const printed = await settledLength(() => terminal(name).scrollback.end, before, 1000);
     expect(printed).toBeLessThan(16 * MB);
     client.ws.resume();
     await client.waitForTail(/end-42\r\n/);
