@@ -1,4 +1,5 @@
 import type { Scenario } from '../lib/scenario.js';
+import { collaborationScenario } from './collaboration.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
 import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
@@ -23,4 +24,5 @@ export const SCENARIOS: Scenario[] = [
   terminalEchoScenario,
   terminalThroughputScenario,
   firstPaintScenario,
+  collaborationScenario,
 ];

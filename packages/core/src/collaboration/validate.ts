@@ -51,8 +51,7 @@ export function notebookProblem(doc: Y.Doc): string | null {
     if (outputs === undefined) continue;
     if (!(outputs instanceof Y.Array)) return `cell ${i} has outputs that are not a list`;
     for (const output of outputs.toArray()) {
-      const kind =
-        output instanceof Y.Map ? output.get('output_type') : isObject(output) ? output.output_type : null;
+      const kind = output instanceof Y.Map ? output.get('output_type') : isObject(output) ? output.output_type : null;
       if (typeof kind !== 'string') return `cell ${i} has an output without output_type`;
     }
     const count = cell.get('execution_count');
