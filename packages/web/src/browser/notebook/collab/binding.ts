@@ -73,11 +73,6 @@ export class NotebookBinding implements SharedStructure {
     });
   }
 
-  close(): void {
-    this.ynotebook.changed.disconnect(this.onChanged, this);
-    this.nb.shared = undefined;
-  }
-
   // ---- SharedStructure: the page's own changes go into the document ----
 
   insert(index: number, data: CellData): Cell {

@@ -145,9 +145,4 @@ export class LiveNotebook {
         toast(`Could not run the cell: ${error instanceof Error ? error.message : String(error)}`, 'error');
       });
   }
-
-  close(): void {
-    this.binding.close();
-    this.binding.shared.provider.destroy();
-  }
 }
