@@ -275,13 +275,14 @@ describe('without collaboration', () => {
   it('answers input() and getpass prompts', async () => {
     const page = h.context.pages().at(-1) as Page;
     await page.keyboard.press('Escape');
+    await cellsOf(page).nth(0).locator('.input-prompt').click();
     await page.keyboard.press('b');
-    await page.keyboard.press('Enter');
     const cell = cellsOf(page).nth(1);
+    await cell.locator('.input-area').click();
     await page.keyboard.insertText(
       "name = input('Name? ')\nimport getpass\npw = getpass.getpass('Password: ')\nprint('hi', name, len(pw))",
     );
-    await page.keyboard.press('Control+Enter');
+    await page.keyboard.press('Shift+Enter');
     const box = cell.locator('.stdin-input');
     await box.waitFor({ timeout: 60_000 });
     expect(await box.getAttribute('type')).toBe('text');

@@ -204,6 +204,21 @@ export class NotebookBinding implements SharedStructure {
     this.nb.onExecutionChange();
   }
 
+  /**
+   * Draws every output again with the trust the server now gives each cell (after "Trust
+   * notebook": the notebook's signature, or the cells the server marked).
+   */
+  retrust(trusted: (index: number) => boolean): void {
+    this.nb.cells.forEach((cell, i) => {
+      const area = cell.outputArea;
+      const ycell = this.ycells.get(cell);
+      if (!area || ycell?.cell_type !== 'code') return;
+      area.clear();
+      area.trusted = trusted(i);
+      for (const o of (ycell.getOutputs() as unknown as Output[]).map(normaliseOutput)) area.append(o);
+    });
+  }
+
   /** Redraws a code cell's outputs, prompt and running state from the document. */
   drawOutputs(cell: Cell, ycell: YCodeCell): void {
     const area = cell.outputArea;

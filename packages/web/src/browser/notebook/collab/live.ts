@@ -98,6 +98,7 @@ export class LiveNotebook {
    * The file was replaced underneath (a checkpoint restored): the server loads it into the
    * document at its next look at the disk (docs/collaboration.md, "the file wins"). Should the
    * document still not hold it after FOLLOW_MS, the page makes the same replacement itself.
+   * Outputs are then drawn with the file's trust.
    */
   async follow(file: NotebookData): Promise<void> {
     const nb = this.binding.ynotebook;
@@ -105,9 +106,12 @@ export class LiveNotebook {
       nb.cells.length === file.cells.length &&
       nb.cells.every((c, i) => c.cell_type === file.cells[i]?.cell_type && c.getSource() === file.cells[i]?.source);
     for (let waited = 0; waited < FOLLOW_MS && !holds(); waited += 250) await new Promise((r) => setTimeout(r, 250));
-    if (holds()) return;
-    const content = { ...file, cells: file.cells.map(toSharedCell) };
-    nb.fromJSON(content as unknown as Parameters<YNotebook['fromJSON']>[0]);
+    if (!holds()) {
+      const content = { ...file, cells: file.cells.map(toSharedCell) };
+      nb.fromJSON(content as unknown as Parameters<YNotebook['fromJSON']>[0]);
+    }
+    // The file's trust (a notebook just trusted, or signed cells) decides how outputs are shown.
+    this.binding.retrust((i) => this.nb.trusted || file.cells[i]?.metadata.trusted === true);
   }
 
   /** Runs a code cell on the server; its outputs come back through the document. */
