@@ -1,5 +1,6 @@
 /**
- * Writes the README's screenshots, docs/screenshots/dashboard.png and notebook.png (or into the
+ * Writes the README's screenshots, docs/screenshots/dashboard.png, notebook.png, notebook-dark.png
+ * (the dark theme, with the table of contents) and widgets.png (or into the
  * directory given): a real nbserve over a temp root, headless Chromium, a notebook with rich
  * outputs run on a real python3 kernel. The test suite never writes them.
  *
@@ -13,6 +14,7 @@ import { serve } from '@nbserve/http';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../testing/chromium.js';
 import { TOKEN } from '../testing/token.js';
+import { widgetsScreenshot, writeWidgetsNotebook } from './screenshot-widgets.js';
 
 const DOCS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/screenshots');
 const NOTEBOOK = 'Rich outputs.ipynb';
@@ -87,6 +89,7 @@ async function writeRoot(root: string): Promise<void> {
   await fs.writeFile(path.join(root, 'old.txt'), 'old');
   const past = new Date('2020-01-01T00:00:00Z');
   await fs.utimes(path.join(root, 'old.txt'), past, past);
+  await writeWidgetsNotebook(root);
 }
 
 /**
@@ -116,7 +119,7 @@ async function runCells(page: Page): Promise<void> {
   await page.locator('.markdown-cell.rendered h1').waitFor();
 }
 
-/** Writes dashboard.png and notebook.png into `outDir`; returns their paths. */
+/** Writes dashboard.png, notebook.png, notebook-dark.png and widgets.png into `outDir`; returns their paths. */
 export async function writeScreenshots(outDir: string): Promise<string[]> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-screenshots-'));
   const root = path.join(dir, 'root');
@@ -154,7 +157,20 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       window.scrollTo(0, 0);
     });
     await page.screenshot({ path: notebook });
-    return [dashboard, notebook];
+
+    // The system asks for dark: the page follows (prefers-color-scheme); the table of contents open.
+    const dark = path.join(outDir, 'notebook-dark.png');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForSelector('html[data-theme=dark]');
+    await page.click('[data-menu=view]');
+    await page.click('.menu-item[data-command=toggle-toc]');
+    await page.locator('nav.toc .toc-item').first().waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: dark });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    const widgets = await widgetsScreenshot(page, server.url, outDir);
+    return [dashboard, notebook, dark, widgets];
   } finally {
     await browser.close();
     await server.close();

@@ -68,7 +68,7 @@ export class BenchContext {
   async withServer<T>(
     kind: ServerKind,
     body: (server: ServerHandle) => Promise<T>,
-    options: { compiled?: boolean; env?: Record<string, string> } = {},
+    options: { compiled?: boolean; env?: Record<string, string>; args?: string[] } = {},
   ): Promise<T> {
     const label = options.compiled ? `${kind} (compiled)` : kind;
     let server: ServerHandle | undefined;

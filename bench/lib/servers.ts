@@ -35,6 +35,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Extra environment for the server (and so for what it starts: kernels, terminal shells). */
   env?: Record<string, string>;
+  /** nbserve only: extra command-line flags (e.g. `--kernel-pool python3=1`). */
+  args?: string[];
 }
 
 /** `NBSERVE_BENCH_CLI` benchmarks another entry point with the same flags (e.g. a bundle, or a branch's CLI). */
@@ -58,6 +60,7 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
     ...options.env,
   };
   const [command, args] = commandLine(kind, { port, token, root: options.root, compiled: options.compiled ?? false });
+  if (kind === 'nbserve' && options.args) args.push(...options.args);
   if (kind === 'nbserve' && options.profileDir) args.unshift('--cpu-prof', '--cpu-prof-dir', options.profileDir);
   const start = performance.now();
   const proc = spawnGroup(command, args, { cwd: REPO_ROOT, env });

@@ -1,9 +1,12 @@
 import type { Scenario } from '../lib/scenario.js';
+import { coldOpenScenario } from './cold-open.js';
 import { collaborationScenario } from './collaboration.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
+import { executeJsonScenario } from './execute-json.js';
 import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
 import { kernelJsScenario } from './kernel-js.js';
+import { kernelPoolScenario } from './kernel-pool.js';
 import { executeScenario, kernelStartScenario, manyKernelsScenario } from './kernels.js';
 import { startScenario } from './start.js';
 import { terminalEchoScenario, terminalThroughputScenario } from './terminals.js';
@@ -24,5 +27,8 @@ export const SCENARIOS: Scenario[] = [
   terminalEchoScenario,
   terminalThroughputScenario,
   firstPaintScenario,
+  kernelPoolScenario,
+  coldOpenScenario,
+  executeJsonScenario,
   collaborationScenario,
 ];

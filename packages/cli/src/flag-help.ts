@@ -32,6 +32,10 @@ function defaultValue(flag: FlagSpec, defaults: Defaults, computed: ComputedDefa
   if (!Object.hasOwn(defaults, flag.option)) throw new Error(`--${flag.name}: no default for ${flag.option}`);
   const value: unknown = defaults[flag.option as keyof Defaults];
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  if (typeof value === 'object' && value !== null) {
+    const pairs = Object.entries(value).map(([name, v]) => `${name}=${String(v)}`);
+    return pairs.length === 0 ? 'none' : pairs.join(',');
+  }
   if (value === '') return 'none';
   if (flag.type === 'size' && typeof value === 'number') return formatSize(value);
   return String(value);
@@ -57,8 +61,8 @@ export function addFlag(command: Command, flag: FlagSpec, defaults: Defaults = D
     if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
     // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
     if (flag.type === 'pairs') {
-      const [name, text] = value as [string, string];
-      return { ...(previous as Record<string, string> | undefined), [name]: text };
+      const [name, text] = value as [string, unknown];
+      return { ...(previous as Record<string, unknown> | undefined), [name]: text };
     }
     return value;
   });

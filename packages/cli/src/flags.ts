@@ -19,7 +19,7 @@ export interface FlagSpec {
    */
   option: string;
   description: string;
-  /** For `integer`: the allowed range. */
+  /** For `integer`, and `pairs` whose values are whole numbers: the allowed range. */
   min?: number;
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
@@ -381,6 +381,16 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'how often to look for inactive terminals to terminate',
   },
   {
+    name: 'kernel-pool',
+    type: 'pairs',
+    option: 'kernelPools',
+    min: 0,
+    max: 64,
+    valueName: 'kernelspec=n',
+    description:
+      'keep n started kernels of a kernelspec ready for new sessions and kernels; repeat for more (ipykernel only; python3=1 recommended)',
+  },
+  {
     name: 'collaboration',
     type: 'boolean',
     option: 'collaboration',
@@ -432,7 +442,9 @@ export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
     case 'pairs': {
       const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)=([^\r\n]*)$/.exec(raw);
       if (!match) fail(flag, `expected NAME=VALUE, got ${JSON.stringify(raw)}`);
-      return [match[1] as string, match[2] as string];
+      const [name, text] = [match[1] as string, match[2] as string];
+      if (flag.min === undefined) return [name, text];
+      return [name, parseFlagValue({ ...flag, name: `${flag.name} ${name}`, type: 'integer' }, text)];
     }
     case 'list':
       return raw

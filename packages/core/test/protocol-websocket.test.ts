@@ -136,4 +136,22 @@ describe('protocol: JSON framing', () => {
     expectBadFrame(() => decodeJsonFrame(Buffer.from([0, 0, 0]), true), /too short/);
     expectBadFrame(() => decodeJsonFrame(Buffer.from([0, 0, 0, 9, 0, 0, 0, 8]), true), /offset count/);
   });
+
+  it('decodes usual and unusual messages alike: missing or null parts are {}, odd fields are judged', () => {
+    const header = { msg_id: 'm', msg_type: 'execute_request', session: 's', extra: [1] };
+    const usual = decodeJsonFrame(
+      Buffer.from(JSON.stringify({ header, parent_header: null, content: { code: 'pass' }, channel: 'shell' })),
+      false,
+    );
+    expect(usual).toEqual({
+      channel: 'shell',
+      msg: { header, parent_header: {}, metadata: {}, content: { code: 'pass' }, buffers: [] },
+    });
+    // what the hand check does not take goes through the schema, with its verdict
+    expect(decodeJsonFrame(JSON.stringify({ header, content: [] }), false).msg.content).toEqual({});
+    expectBadFrame(() => decodeJsonFrame(JSON.stringify({ header: { ...header, session: 1 } }), false), /session/);
+    expectBadFrame(() => decodeJsonFrame(JSON.stringify({ header: { ...header, msg_type: '' } }), false), /msg_type/);
+    expectBadFrame(() => decodeJsonFrame(JSON.stringify({ header, content: 'x' }), false), /content/);
+    expectBadFrame(() => decodeJsonFrame(JSON.stringify({ header, channel: 3 }), false), /channel/);
+  });
 });

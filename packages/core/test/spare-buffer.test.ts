@@ -51,4 +51,14 @@ describe('SpareBuffer', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(buffers.keptBytes).toBe(0);
   });
+
+  it('with headroom, a fresh buffer fits a somewhat bigger next request (body read, then the save)', () => {
+    const buffers = new SpareBuffer({ headroom: 0.25 });
+    const body = buffers.take(4 * MB).subarray(0, 4 * MB);
+    expect(body.buffer.byteLength).toBe(5 * MB);
+    buffers.give(body);
+    const serialized = buffers.take(4.5 * MB);
+    expect(serialized.buffer).toBe(body.buffer);
+    expect(new SpareBuffer({ headroom: 0.25, maxBytes: 4 * MB }).take(4 * MB).byteLength).toBe(4 * MB);
+  });
 });

@@ -60,6 +60,11 @@ const defaults = {
   gatewayEnv: [] as readonly string[],
   /** Terminals (`/api/terminals`, New > Terminal); `false`: every terminal route is a 404. */
   terminals: true,
+  /**
+   * Started, ready kernels kept per kernelspec name (`--kernel-pool python3=1`); none by default.
+   * Only ipykernel kernelspecs can be pooled (docs/kernel-pools.md).
+   */
+  kernelPools: {} as Readonly<Record<string, number>>,
   /** Seconds; 0 = never cull terminals. */
   terminalsCullInactiveTimeout: 0,
   /** Seconds. */

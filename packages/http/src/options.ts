@@ -74,6 +74,11 @@ export interface NbserveOptions {
   kernelSpecDirs?: readonly string[];
   /** When non-empty, only these kernelspecs are listed and may be started. */
   allowedKernelSpecs?: readonly string[];
+  /**
+   * Started, ready kernels kept per kernelspec name, taken by new kernels and sessions and refilled
+   * in the background (docs/kernel-pools.md). Only ipykernel kernelspecs; off with a gateway.
+   */
+  kernelPools: Readonly<Record<string, number>>;
   /** Seconds to wait for a new kernel's `kernel_info_reply`. */
   kernelInfoTimeout: number;
   /** Seconds a kernel gets to exit on shutdown (half after shutdown_request, half after SIGTERM). */
@@ -212,6 +217,7 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     gatewayRequestTimeout: input.gatewayRequestTimeout ?? defaults.gatewayRequestTimeout,
     gatewayEnv: input.gatewayEnv ?? defaults.gatewayEnv,
     terminals: input.terminals ?? defaults.terminals,
+    kernelPools: input.kernelPools ?? defaults.kernelPools,
     terminalsCullInactiveTimeout: input.terminalsCullInactiveTimeout ?? defaults.terminalsCullInactiveTimeout,
     terminalsCullInterval: input.terminalsCullInterval ?? defaults.terminalsCullInterval,
     collaboration: input.collaboration ?? defaults.collaboration,

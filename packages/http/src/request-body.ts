@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { IncomingMessage } from 'node:http';
-import { badRequest, SpareBuffer } from '@nbserve/core';
+import { badRequest, sharedSpareBuffer } from '@nbserve/core';
 import type { Context } from 'hono';
 
 /**
@@ -86,5 +86,5 @@ function readIncoming(incoming: IncomingMessage, length: number): Promise<Buffer
   });
 }
 
-/** The buffer big bodies are read into, reused from body to body (see SpareBuffer). */
-const bodyBuffers = new SpareBuffer();
+/** The buffer big bodies are read into, reused from body to body and by saves (see SpareBuffer). */
+const bodyBuffers = sharedSpareBuffer;

@@ -180,6 +180,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
   const app = createApp(appOptions);
   let running: RunningServer;
   try {
+    // A kernel pool that cannot be (an unknown or unpoolable kernelspec) stops the start.
+    if (!app.services.options.gatewayUrl) await app.services.kernels.startPools();
     running = await listen(app, {
       ...(port === undefined ? {} : { port }),
       ...(portRetries === undefined ? {} : { portRetries }),

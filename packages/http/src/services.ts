@@ -111,6 +111,7 @@ export function createServices(options: NbserveOptions): Services {
   activity.countConnections = () => channels.connections;
   const metrics = new Metrics(activity);
   metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
+  metrics.kernelPools = () => kernels.poolCounts();
   // Read without the getter below, so a scrape does not create the terminals.
   metrics.countTerminals = () => (terminals ? terminals.manager.list().length : 0);
   const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
@@ -167,6 +168,19 @@ export function createServices(options: NbserveOptions): Services {
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
     },
   };
+}
+
+/**
+ * Starts `--kernel-pool` in the background (`serve()` awaits it, so a pool that cannot be is a
+ * start-up error there); pools are local only: with a gateway they are off, said once.
+ */
+function startKernelPools(options: NbserveOptions, kernels: KernelManager): void {
+  if (Object.keys(options.kernelPools).length === 0) return;
+  if (options.gatewayUrl) {
+    options.logger.warn('Kernel pools are off with a gateway: its kernels start there (--kernel-pool ignored)');
+    return;
+  }
+  kernels.startPools().catch((error: Error) => options.logger.error(`Kernel pools not started: ${error.message}`));
 }
 
 function createContentsManager(options: NbserveOptions): ContentsManager {
@@ -292,8 +306,10 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
       connected: options.cullConnected,
       busy: options.cullBusy,
     },
+    ...(options.gatewayUrl ? {} : { pools: options.kernelPools }),
     warn,
   });
+  startKernelPools(options, kernels);
   const sessions = new SessionManager({ kernels });
   const channels = new ChannelsHub(kernels, {
     pingIntervalMs: options.wsPingInterval * 1000,

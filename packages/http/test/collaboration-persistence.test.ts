@@ -59,7 +59,7 @@ describe('collaboration: persistence and the file on disk', () => {
     expect(again.model.cells).toHaveLength(1);
   }, 90_000);
 
-  it('a change on disk wins and reaches every client; a rename through the contents API keeps the file id', async () => {
+  it('a change on disk wins and reaches every client; a rename through the contents API keeps the file id, a delete closes the room', async () => {
     const server = await start();
     await fs.writeFile(path.join(server.root, 'nb.ipynb'), JSON.stringify(v4Notebook([v4CodeCell('old')])));
     const { fileId } = await collabSession(server.url, 'nb.ipynb');
@@ -82,6 +82,12 @@ describe('collaboration: persistence and the file on disk', () => {
       },
     );
     await expect(fs.stat(path.join(server.root, 'nb.ipynb'))).rejects.toThrow();
+
+    // A delete through the contents API forgets the id and closes the room's clients with 4404.
+    expect((await server.fetch('api/contents/moved.ipynb', { method: 'DELETE' })).status).toBe(204);
+    await waitFor(() => a.closes.length > 0, { what: 'the close' });
+    expect(a.closes[0]).toMatchObject({ code: 4404 });
+    expect((await server.fetch(`api/fileid/path?id=${fileId}`)).status).toBe(404);
   }, 60_000);
 
   it('with collaboration off every route is a 404', async () => {

@@ -9,6 +9,9 @@ import { History } from './history.js';
 import { kernelInfo } from './kernel-info.js';
 
 type Header = protocol.MessageHeader;
+
+/** Comm messages go to the widgets of the execution thread (engine/widgets.ts). */
+const COMM_TYPES = ['comm_info_request', 'comm_open', 'comm_msg', 'comm_close'];
 type Content = Record<string, unknown>;
 
 /** What the kernel remembers of an execute_request while its cell may still print. */
@@ -31,7 +34,7 @@ export interface KernelOptions {
 }
 
 /** Requests that need the execution thread; the others are answered while it still boots. */
-const NEEDS_ENGINE = new Set(['execute_request', 'complete_request', 'inspect_request']);
+const NEEDS_ENGINE = new Set(['execute_request', 'complete_request', 'inspect_request', ...COMM_TYPES]);
 
 /**
  * The protocol side of the kernel: five ZeroMQ sockets, the serial shell queue, control
@@ -210,11 +213,26 @@ export class JsKernel {
       case 'history_request':
         return this.#reply(shell, incoming, { status: 'ok', history: this.#history.query(content) });
       case 'comm_info_request':
-        return this.#reply(shell, incoming, { status: 'ok', comms: {} });
       case 'comm_open':
-        // No comm targets are registered: tell the frontend the comm is closed, as ipykernel does.
-        this.#publish('comm_close', { comm_id: content.comm_id, data: {} }, header);
+      case 'comm_msg':
+      case 'comm_close': {
+        const cell = this.#nextCell++;
+        const { identities } = incoming;
+        this.#remember(cell, {
+          header,
+          identities,
+          executionCount: this.#executionCount,
+          silent: false,
+          allowStdin: false,
+        });
+        const id = this.#nextRequest++;
+        const reply = new Promise<Content>((resolve) => this.#replyWaiters.set(id, resolve));
+        const buffers = incoming.message.buffers ?? [];
+        this.#engine.send({ type: 'comm', id, cell, msgType: header.msg_type, content, buffers });
+        const answer = await reply;
+        if (header.msg_type === 'comm_info_request') return this.#reply(shell, incoming, answer);
         return;
+      }
       case 'shutdown_request':
         return this.#shutdown(shell, incoming);
       default:
@@ -317,6 +335,17 @@ export class JsKernel {
       case 'error':
         this.#publish('error', message.error satisfies ErrorContent, parent);
         return;
+      case 'comm': {
+        const topic = Buffer.from(`kernel.${this.session}.${message.msgType}`);
+        const metadata = message.metadata ?? {};
+        const outgoing = protocol.createMessage(message.msgType, message.content, {
+          session: this.session,
+          parent,
+          metadata,
+        });
+        void this.#channels.send(this.#channels.iopub, outgoing, [topic]);
+        return;
+      }
     }
   }
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { TOOLBAR } from '../src/browser/notebook/chrome.js';
 import {
+  EDITOR_KEYS,
   editorCommandKeys,
   editorKeyName,
   eventKeyNames,
   keyBindings,
-  MODE_KEYS,
 } from '../src/browser/notebook/command-keys.js';
 import {
   COMMANDS,
@@ -15,7 +15,7 @@ import {
   MENUS,
 } from '../src/browser/notebook/commands.js';
 import { menuSections } from '../src/browser/notebook/menus.js';
-import { shortcutHelp } from '../src/browser/notebook/shortcut-help.js';
+import { editHelpKeys, shortcutHelp } from '../src/browser/notebook/shortcut-help.js';
 
 /** A registry whose actions only record which command ran. */
 function recordingRegistry(): { registry: CommandRegistry; ran: string[] } {
@@ -29,14 +29,95 @@ const specs: readonly CommandSpec[] = COMMANDS;
 const withKeys = specs.filter((c) => c.keys !== undefined && c.keys.length > 0);
 
 describe('the command table is the one source of keys, menus and help', () => {
-  it('lists every command with keys in the shortcut help, with exactly its keys', () => {
-    const rows = shortcutHelp(COMMANDS).flatMap((s) => s.rows);
-    for (const c of withKeys) {
-      expect(rows.filter((r) => r.label === c.label)).toEqual([{ keys: c.keys, label: c.label }]);
-    }
-    // and nothing else: every other row is a mode key, which is not a command
-    const other = rows.filter((r) => !withKeys.some((c) => c.label === r.label));
-    expect(other).toEqual([...MODE_KEYS]);
+  it('lists every key of every command in the shortcut help, by mode, and nothing else', () => {
+    const [command, edit] = shortcutHelp(COMMANDS);
+    expect(command?.rows).toEqual(withKeys.map((c) => ({ keys: c.keys, label: c.label })));
+    const inEdit = specs.filter((c) => editHelpKeys(c).length > 0);
+    expect(edit?.rows).toEqual([...inEdit.map((c) => ({ keys: editHelpKeys(c), label: c.label })), ...EDITOR_KEYS]);
+  });
+
+  it("lists all of Notebook 6.4's shortcuts (45 command-mode keys, 25 edit-mode keys, and ours)", () => {
+    const [command, edit] = shortcutHelp(COMMANDS);
+    const keys = (rows: readonly { keys: readonly string[] }[] = []) => rows.flatMap((r) => r.keys);
+    // https://github.com/jupyter/notebook/blob/6.4.x/notebook/static/notebook/js/keyboardmanager.js
+    const notebook6Command = [
+      'Shift-Enter',
+      'Ctrl-Enter',
+      'Alt-Enter',
+      'Ctrl-S',
+      'Ctrl-Shift-P',
+      'Shift-Space',
+      'Shift-V',
+      'Shift-M',
+      'Shift-O',
+      'Enter',
+      'Space',
+      'Down',
+      'I I',
+      '0 0',
+      'D D',
+      'Esc',
+      'Up',
+      'K',
+      'J',
+      'Shift-K',
+      'Shift-J',
+      'Shift-Up',
+      'Shift-Down',
+      'X',
+      'C',
+      'V',
+      'A',
+      'B',
+      'Y',
+      'M',
+      'R',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      'O',
+      'S',
+      'L',
+      'H',
+      'Z',
+      'Q',
+      'P',
+      'Shift-L',
+    ];
+    // the same file's edit-mode keys, and quickhelp.js's CodeMirror keys (PC)
+    const notebook6Edit = [
+      'Shift-Enter',
+      'Ctrl-Enter',
+      'Alt-Enter',
+      'Ctrl-Shift-P',
+      'Esc',
+      'Ctrl-M',
+      'Up',
+      'Down',
+      'Ctrl-Shift-Minus',
+      'Tab',
+      'Shift-Tab',
+      'Ctrl-]',
+      'Ctrl-[',
+      'Ctrl-A',
+      'Ctrl-Z',
+      'Ctrl-Shift-Z',
+      'Ctrl-Y',
+      'Ctrl-Home',
+      'Ctrl-Up',
+      'Ctrl-End',
+      'Ctrl-Down',
+      'Ctrl-Left',
+      'Ctrl-Right',
+      'Ctrl-Backspace',
+      'Ctrl-Delete',
+    ];
+    expect(keys(command?.rows)).toEqual(expect.arrayContaining(notebook6Command));
+    expect(keys(edit?.rows)).toEqual(expect.arrayContaining(notebook6Edit));
+    expect(keys(command?.rows).length + keys(edit?.rows).length).toBe(75);
   });
 
   it('binds every key of every command to that command, and nothing else', () => {
@@ -74,6 +155,8 @@ describe('the command table is the one source of keys, menus and help', () => {
       v: 'paste-below',
       'Shift-V': 'paste-above',
       z: 'undo-delete',
+      'Ctrl-z': 'undo-delete',
+      'Meta-z': 'undo-delete',
       y: 'to-code',
       m: 'to-markdown',
       r: 'to-raw',
@@ -81,20 +164,60 @@ describe('the command table is the one source of keys, menus and help', () => {
       k: 'select-previous',
       ArrowDown: 'select-next',
       j: 'select-next',
+      'Shift-K': 'extend-previous',
+      'Shift-ArrowUp': 'extend-previous',
+      'Shift-J': 'extend-next',
+      'Shift-ArrowDown': 'extend-next',
+      'Shift-M': 'merge-cells',
       s: 'save',
       h: 'show-shortcuts',
+      f: 'find-replace',
+      l: 'toggle-line-numbers',
+      'Shift-L': 'toggle-all-line-numbers',
+      o: 'toggle-output',
+      'Shift-O': 'toggle-output-scroll',
+      p: 'command-palette',
+      'Ctrl-Shift-P': 'command-palette',
+      'Meta-Shift-P': 'command-palette',
+      '1': 'heading-1',
+      '2': 'heading-2',
+      '3': 'heading-3',
+      '4': 'heading-4',
+      '5': 'heading-5',
+      '6': 'heading-6',
+      ' ': 'scroll-down',
+      'Shift- ': 'scroll-up',
+      q: 'close-pager',
+      Escape: 'close-pager',
     });
     expect(Object.fromEntries(double)).toEqual({ d: 'delete-cell', i: 'interrupt', '0': 'restart' });
-    expect(Object.fromEntries(anywhere)).toEqual({ s: 'save' });
+    expect(Object.fromEntries(anywhere)).toEqual({ s: 'save', f: 'find-replace' });
   });
 
   it('binds the run keys in the cell editor too, and runs the command through the registry', () => {
     const { registry, ran } = recordingRegistry();
     const keys = editorCommandKeys(COMMANDS, (id) => registry.run(id));
-    expect(keys.map((k) => k.key)).toEqual(['Mod-Enter', 'Shift-Enter', 'Alt-Enter']);
+    expect(keys.map((k) => k.key)).toEqual([
+      'Mod-Shift--',
+      'Mod-Shift-p',
+      'Mod-Enter',
+      'Shift-Enter',
+      'Alt-Enter',
+      'Escape',
+      'Mod-m',
+    ]);
     for (const k of keys) expect(k.run?.(undefined as never)).toBe(true);
-    expect(ran).toEqual(['run-cell', 'run-and-select-next', 'run-and-insert-below']);
+    expect(ran).toEqual([
+      'split-cell',
+      'command-palette',
+      'run-cell',
+      'run-and-select-next',
+      'run-and-insert-below',
+      'command-mode',
+      'command-mode',
+    ]);
     expect(editorKeyName('Up')).toBe('ArrowUp');
+    expect(editorKeyName('Shift-Space')).toBe('Shift-Space');
   });
 
   it('builds every menu from registered commands, each command with a menu place exactly once', () => {
@@ -142,6 +265,20 @@ describe('the command table is the one source of keys, menus and help', () => {
       '-',
       'move-up',
       'move-down',
+      'merge-cells',
+      'split-cell',
+      '-',
+      'find-replace',
+    ]);
+    expect(shown('View')).toEqual([
+      'toggle-line-numbers',
+      'toggle-all-line-numbers',
+      'toggle-output',
+      'toggle-output-scroll',
+      '-',
+      'toggle-toc',
+      'toggle-theme',
+      'command-palette',
     ]);
     expect(shown('Cell')).toEqual([
       'run-cell',

@@ -13,6 +13,13 @@ import { type Harness, login, notebookJson, recordSockets, startHarness } from '
 let h: Harness;
 
 const LONG_CODE = "import time\nfor i in range(6): print(i, flush=True); time.sleep(0.5)\n'done'";
+/**
+ * As LONG_CODE, but after line 0 it waits for a file `go` in the notebook's folder: the test
+ * closes the page first, so no later line is on the wire while the page closes (one sent over a
+ * closing socket is lost to both: Jupyter's protocol has no acknowledgements).
+ */
+const GATED_CODE =
+  "import os, time\nprint(0, flush=True)\nwhile not os.path.exists('go'): time.sleep(0.05)\nfor i in range(1, 6): print(i, flush=True); time.sleep(0.5)\n'done'";
 const KERNELSPEC = { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } };
 
 function codeCell(id: string, source: string): Record<string, unknown> {
@@ -95,7 +102,7 @@ describe('a closed notebook page leaves its running cells to the next one', () =
     await fs.writeFile(
       path.join(h.root, 'resume.ipynb'),
       notebookJson(
-        [{ id: 'intro', cell_type: 'markdown', metadata: {}, source: '# Resume' }, codeCell('long-run', LONG_CODE)],
+        [{ id: 'intro', cell_type: 'markdown', metadata: {}, source: '# Resume' }, codeCell('long-run', GATED_CODE)],
         KERNELSPEC,
       ),
     );
@@ -115,6 +122,7 @@ describe('a closed notebook page leaves its running cells to the next one', () =
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ session, released: true, requests: [{ cellId: 'long-run' }] });
     await other.close();
+    await fs.writeFile(path.join(h.root, 'go'), '');
 
     await waitKernelIdle(kernelId);
     // The closing page's last autosave holds what it had (line 0); the rest came while it was gone.
@@ -211,7 +219,11 @@ describe('a closed notebook page leaves its running cells to the next one', () =
   it('two pages open at the same time keep their own sessions', async () => {
     await fs.writeFile(
       path.join(h.root, 'tabs.ipynb'),
-      notebookJson([codeCell('slow', "import time\ntime.sleep(2)\nprint('slept')")], KERNELSPEC),
+      // It runs until the test says so (a sleep could end before B is open on a loaded machine).
+      notebookJson(
+        [codeCell('slow', "import os, time\nwhile not os.path.exists('tabs-go'): time.sleep(0.05)\nprint('slept')")],
+        KERNELSPEC,
+      ),
     );
     const a = await openNotebook('tabs.ipynb');
     await a.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
@@ -232,6 +244,7 @@ describe('a closed notebook page leaves its running cells to the next one', () =
     expect((await resumeEntries(b)).map((e) => e.session)).toEqual([sessionA]);
 
     // A finishes on its own socket, never replaced by B's.
+    await fs.writeFile(path.join(h.root, 'tabs-go'), '');
     await waitFinished(cellA);
     expect(await cellA.locator('.output-stream pre').textContent()).toBe('slept\n');
     expect(await socketSessions(a)).toEqual([sessionA]);

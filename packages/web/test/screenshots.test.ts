@@ -36,17 +36,26 @@ afterAll(async () => {
 });
 
 describe('pnpm screenshots', () => {
-  it("writes the README's two screenshots, from a real server, Chromium and python3 kernel, where it is told", async () => {
+  it("writes the README's screenshots, from a real server, Chromium and python3 kernel, where it is told", async () => {
     const before = await digests(DOCS);
     const target = path.join(out, 'shots');
     const { stdout } = await run('pnpm', ['--silent', 'screenshots', target], { cwd: REPO, timeout: 180_000 });
     expect(stdout).toContain('dashboard.png');
-    expect((await fs.readdir(target)).sort()).toEqual(['dashboard.png', 'notebook.png']);
+    expect((await fs.readdir(target)).sort()).toEqual([
+      'dashboard.png',
+      'notebook-dark.png',
+      'notebook.png',
+      'widgets.png',
+    ]);
+    expect(pngSize(await fs.readFile(path.join(target, 'widgets.png')))).toEqual({ width: 1280, height: 520 });
     expect(pngSize(await fs.readFile(path.join(target, 'dashboard.png')))).toEqual({ width: 1280, height: 860 });
     const notebook = await fs.readFile(path.join(target, 'notebook.png'));
     expect(pngSize(notebook)).toEqual({ width: 1280, height: 1500 });
     // outputs drawn (plot, math, traceback colours) make the page far from blank
     expect(notebook.length).toBeGreaterThan(100_000);
+    const dark = await fs.readFile(path.join(target, 'notebook-dark.png'));
+    expect(pngSize(dark)).toEqual({ width: 1280, height: 1500 });
+    expect(dark.equals(notebook)).toBe(false);
     // the committed screenshots change only when someone runs the command for them
     expect(await digests(DOCS)).toEqual(before);
   }, 200_000);

@@ -94,6 +94,8 @@ export class CollaborationManager {
       this.#rooms.delete(id);
       return this.room(roomId);
     }
+    // Dropped later unless a client connects or a run holds it (the timer checks again when it fires).
+    if (opened.idle) this.#onIdle(id, opened);
     return opened;
   }
 
@@ -105,6 +107,11 @@ export class CollaborationManager {
   /** A rename through the contents API: ids (and so rooms) follow the file. */
   async renamed(from: string, to: string): Promise<void> {
     await this.fileIds.renamed(normalizeApiPath(from), normalizeApiPath(to));
+  }
+
+  /** A delete through the contents API: the ids under that path are forgotten (rooms close on their next look at the disk). */
+  async deleted(gone: string): Promise<void> {
+    await this.fileIds.deleted(normalizeApiPath(gone));
   }
 
   /** Saves every document and closes every room. */

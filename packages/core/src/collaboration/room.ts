@@ -68,6 +68,7 @@ export class Room {
   #saving: Promise<void> = Promise.resolve();
   #dirty = false;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(options: RoomOptions) {
     this.#options = options;
@@ -129,9 +130,13 @@ export class Room {
     await this.#saving;
   }
 
-  /** Saves what is unsaved, compacts the log and disconnects everyone. */
-  async close(code: number = CLOSE.goingAway, reason = 'Server shutting down'): Promise<void> {
-    if (this.#closed) return;
+  /** Saves what is unsaved, compacts the log and disconnects everyone (once, however often called). */
+  close(code: number = CLOSE.goingAway, reason = 'Server shutting down'): Promise<void> {
+    this.#closing ??= this.#close(code, reason);
+    return this.#closing;
+  }
+
+  async #close(code: number, reason: string): Promise<void> {
     clearInterval(this.#pollTimer);
     await this.#saving.catch(() => undefined); // a save in flight finishes first
     if (this.#dirty) {
@@ -337,7 +342,12 @@ export class Room {
 
   async #pollOnce(): Promise<void> {
     const path = this.#options.path();
-    if (this.#closed || path === undefined) return;
+    if (this.#closed) return;
+    if (path === undefined) {
+      // Deleted through the contents API. Not awaited: closing waits for this queue.
+      void this.close(CLOSE.notFound, 'File is gone').then(() => this.#options.onIdle(this));
+      return;
+    }
     try {
       if (!(await this.#options.file.statChanged(path))) return;
       const { hash } = await this.#options.file.load(path);

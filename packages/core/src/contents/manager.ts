@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../errors.js';
-import { SpareBuffer } from '../util/spare-buffer.js';
+import { type SpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
@@ -95,7 +95,7 @@ export class ContentsManager {
       statTracksChanges: capabilities?.statTracksChanges === true,
     });
     const releases = capabilities?.releasesWrittenData && this.checkpoints.capabilities?.releasesWrittenData;
-    this.#saveBuffers = releases ? new SpareBuffer() : undefined;
+    this.#saveBuffers = releases ? sharedSpareBuffer : undefined;
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -228,6 +228,7 @@ export class ContentsManager {
   async #writeHashed(path: string, bytes: Uint8Array): Promise<string> {
     // settle both before returning: the caller reuses the buffer once this returns
     const [written, hashed] = await Promise.allSettled([this.store.write(path, bytes), sha256Async(bytes)]);
+    this.#served.changed(path); // the served JSON of what was there is of no use any more
     if (written.status === 'rejected') throw written.reason;
     if (hashed.status === 'rejected') throw hashed.reason;
     return hashed.value;
@@ -326,7 +327,7 @@ export class ContentsManager {
     await this.#mutating(async () => {
       await this.store.rename(from, to);
       await this.checkpoints.renameAll(from, to);
-    });
+    }, from);
     return this.get(to, { content: false });
   }
 
@@ -344,7 +345,7 @@ export class ContentsManager {
     await this.#mutating(async () => {
       await this.store.remove(path);
       await this.checkpoints.deleteAll(path);
-    });
+    }, path);
   }
 
   /** `POST …/trust`: signs the notebook as it is now, so its outputs are trusted when read. */
@@ -393,14 +394,15 @@ export class ContentsManager {
 
   /**
    * Runs a change to the store; afterwards no request joins a listing that started before it, so
-   * a client always sees its own writes.
+   * a client always sees its own writes, and the served JSON of the notebook at `path` (renamed
+   * or deleted) is not kept any longer.
    */
-  async #mutating<T>(change: () => Promise<T>): Promise<T> {
+  async #mutating<T>(change: () => Promise<T>, path?: string): Promise<T> {
     try {
       return await change();
     } finally {
       this.#reader.changed();
-      this.#served.changed();
+      this.#served.changed(path);
     }
   }
 

@@ -1,7 +1,7 @@
 import { decodeFileContent, setHash } from './file-content.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
-import { readNotebook } from './nbformat/notebook.js';
+import { decodeNotebookBytes, readNotebook, readNotebookText } from './nbformat/notebook.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
 import type { ContentsStore, StoreStat } from './store.js';
@@ -128,6 +128,27 @@ export class ModelReader {
       message: parsed.validationMessage,
       generatedIds: parsed.generatedIds,
     };
+  }
+
+  /**
+   * servableNotebook without the stored bytes, for serving: the signature is checked and the text
+   * decoded first, so the bytes can be freed before the parse and the answer are built.
+   */
+  async servableContent(path: string): Promise<Omit<ServableNotebook, 'bytes'> & { size: number }> {
+    const { text, size, trusted } = await this.#readText(path);
+    const parsed = readNotebookText(text, path);
+    return {
+      size,
+      content: markCells(parsed.notebook, trusted),
+      message: parsed.validationMessage,
+      generatedIds: parsed.generatedIds,
+    };
+  }
+
+  async #readText(path: string): Promise<{ text: string; size: number; trusted: boolean }> {
+    const bytes = await this.#store.read(path);
+    const trusted = await this.isTrusted(bytes);
+    return { text: decodeNotebookBytes(bytes, path), size: bytes.byteLength, trusted };
   }
 
   async file(

@@ -1,5 +1,6 @@
 import type { ContentsModel, GetOptions, SerializedModel } from './model.js';
 import { baseModel, type ModelReader } from './model-reader.js';
+import { compactJsonBytes } from './nbformat/compact-json.js';
 import { type ServedNotebook, ServedNotebookCache } from './served-notebook-cache.js';
 import type { StoreStat } from './store.js';
 
@@ -53,12 +54,12 @@ export class ServedBytes {
     }
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
     if (type !== 'notebook' || options.content === false || options.hash) return null;
-    const served = await this.#notebook(path, stat);
-    const model = baseModel(path, stat, 'notebook');
-    model.size = served.size;
-    model.format = 'json';
-    if (served.message !== null) model.message = served.message;
-    return { model, json: spliceContent(model, served.contentJson) };
+    const cached = this.#notebooks.get(path, stat);
+    if (cached) {
+      const model = notebookModel(path, stat, cached);
+      return { model, json: spliceContent(model, cached.contentJson) };
+    }
+    return await this.#freshNotebook(path, stat);
   }
 
   /** Something was signed: notebooks served before may be trusted now. */
@@ -67,9 +68,13 @@ export class ServedBytes {
     this.#notebooks.clear();
   }
 
-  /** Something changed through the manager: listings are built afresh, so a client sees its own writes. */
-  changed(): void {
+  /**
+   * Something changed through the manager: listings are built afresh, so a client sees its own
+   * writes; a notebook at `path` (saved, renamed or deleted) no longer holds its served JSON.
+   */
+  changed(path?: string): void {
     this.#listings.clear();
+    if (path !== undefined) this.#notebooks.delete(path);
   }
 
   /**
@@ -99,21 +104,38 @@ export class ServedBytes {
     return Buffer.from(JSON.stringify(await this.#reader.children(path)));
   }
 
-  async #notebook(path: string, stat: StoreStat): Promise<ServedNotebook> {
-    const cached = this.#notebooks.get(path, stat);
-    if (cached) return cached;
+  /**
+   * A notebook not served before (or changed since): its whole answer is written into one buffer
+   * (see compactJsonBytes), whose content part is what the cache keeps.
+   */
+  async #freshNotebook(path: string, stat: StoreStat): Promise<SerializedModel> {
     const generation = this.#trustGeneration;
-    const read = await this.#reader.servableNotebook(path);
+    const read = await this.#reader.servableContent(path);
+    const size = read.size;
+    const model = notebookModel(path, stat, { size, message: read.message });
+    const shell = JSON.stringify(model);
+    const at = shell.indexOf(CONTENT_PLACEHOLDER);
+    const head = `${shell.slice(0, at)}"content":`;
+    const tail = shell.slice(at + CONTENT_PLACEHOLDER.length);
+    const json = compactJsonBytes(read.content, head, tail);
     const served: ServedNotebook = {
-      contentJson: Buffer.from(JSON.stringify(read.content)),
-      size: read.bytes.byteLength,
+      contentJson: json.subarray(Buffer.byteLength(head), json.byteLength - Buffer.byteLength(tail)),
+      size,
       message: read.message,
     };
     // Made-up cell ids differ on every read in Jupyter too; such a notebook is not pinned to one set.
-    const unchanged = read.bytes.byteLength === stat.size && generation === this.#trustGeneration;
+    const unchanged = size === stat.size && generation === this.#trustGeneration;
     if (!read.generatedIds && unchanged) this.#notebooks.set(path, stat, served);
-    return served;
+    return { model, json: new Uint8Array(json.buffer as ArrayBuffer, json.byteOffset, json.byteLength) };
   }
+}
+
+function notebookModel(path: string, stat: StoreStat, served: Pick<ServedNotebook, 'size' | 'message'>): ContentsModel {
+  const model = baseModel(path, stat, 'notebook');
+  model.size = served.size;
+  model.format = 'json';
+  if (served.message !== null) model.message = served.message;
+  return model;
 }
 
 /** The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON bytes. */

@@ -40,10 +40,10 @@ export class Kernel implements ClientHost {
   readonly id: string;
   readonly name: string;
   readonly spec: KernelSpecEntry;
-  /** The working directory the kernel runs in. */
-  readonly cwd: string;
+  /** The working directory the kernel runs in (a pooled kernel's is set when it is taken). */
+  cwd: string;
   /** Extra environment it was started with (e.g. JPY_SESSION_NAME), reused on restart. */
-  readonly env: Record<string, string>;
+  env: Record<string, string>;
   /** The server's session id in headers of messages it sends itself. */
   readonly session = randomUUID();
   executionState: ExecutionState = 'starting';
@@ -208,7 +208,7 @@ export class Kernel implements ClientHost {
     return writer;
   }
 
-  #closeOwnSocket(channel: 'shell' | 'control'): void {
+  closeOwnSocket(channel: 'shell' | 'control'): void {
     const own = this.#own[channel];
     if (!own) return;
     delete this.#own[channel];
@@ -219,8 +219,8 @@ export class Kernel implements ClientHost {
   /** Closes every socket to the current process (before a restart or after shutdown). */
   detach(): void {
     this.#clientsOpen = false;
-    this.#closeOwnSocket('shell');
-    this.#closeOwnSocket('control');
+    this.closeOwnSocket('shell');
+    this.closeOwnSocket('control');
     this.#iopub?.close();
     this.#iopub = undefined;
     for (const client of this.#clients) client.detach();
@@ -331,14 +331,14 @@ export class Kernel implements ClientHost {
         // itself changes the kernel's model (last_activity) after the start returned it. With no
         // iopub message seen yet the subscription may not be live (its status lost): ask again soon.
         const grace = Math.max(0, Math.min(this.#sawIopub ? IDLE_GRACE_MS : 100, deadline - Date.now()));
-        if ((await this.#idleFor(reply.parent_header.msg_id, grace)) || this.#sawIopub) break;
+        if ((await this.idleFor(reply.parent_header.msg_id, grace)) || this.#sawIopub) break;
       } else {
         wait = Math.min(2 * wait, 2000);
       }
     }
     if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
-    this.#closeOwnSocket('shell');
+    this.closeOwnSocket('shell');
     // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
     // After a restart a gateway does in place, clients are still attached to the same bridge
     // ports: reopening their sockets under the same routing id would make the bridge's ROUTER
@@ -351,7 +351,7 @@ export class Kernel implements ClientHost {
   }
 
   /** Waits up to `ms` for the kernel to publish `idle` for the request `msgId`. */
-  async #idleFor(msgId: string, ms: number): Promise<boolean> {
+  async idleFor(msgId: string, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     while (this.#lastIdleParent !== msgId) {
       const left = deadline - Date.now();

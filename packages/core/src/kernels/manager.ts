@@ -1,53 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
 import type { KernelSpecSource } from '../kernelspecs/source.js';
-import { kernelNameToStart } from '../kernelspecs/spec.js';
+import { type KernelSpecEntry, kernelNameToStart } from '../kernelspecs/spec.js';
+import { idleKernels } from './culling.js';
 import { Kernel } from './kernel.js';
-import type { KernelProcess, KernelProvisioner, RemoteKernel } from './provisioner.js';
+import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
+import { type KernelPools, openPools, poolCanHonour } from './pool.js';
+import type { KernelProcess, RemoteKernel } from './provisioner.js';
 import type { KernelModel } from './types.js';
 import { resolveWorkingDir } from './working-dir.js';
 
-export interface CullingOptions {
-  /** Seconds of inactivity after which a kernel is shut down; 0 = never (default). */
-  idleTimeout: number;
-  /** Seconds between culling passes. Default 300. */
-  interval: number;
-  /** Also cull kernels with open connections. Default false. */
-  connected: boolean;
-  /** Also cull busy kernels. Default false. */
-  busy: boolean;
-}
-
-export interface KernelManagerOptions {
-  kernelspecs: KernelSpecSource;
-  provisioner: KernelProvisioner;
-  /** Contents root; kernel `path` hints resolve under it. */
-  rootDir: string;
-  /** Time to wait for a new kernel's kernel_info_reply (and its connection file). Default 60 s. */
-  kernelInfoTimeoutMs?: number;
-  /** Grace for a kernel to exit after shutdown_request (half) and SIGTERM (half). Default 5 s. */
-  shutdownWaitMs?: number;
-  /** Restart a kernel whose process dies unexpectedly. Default true. */
-  autoRestart?: boolean;
-  /** Consecutive failed automatic restarts before a kernel is declared dead. Default 5. */
-  restartLimit?: number;
-  /** A restarted kernel that stays alive this long counts as a successful restart. Default 10 s. */
-  stableStartMs?: number;
-  culling?: Partial<CullingOptions>;
-  now?: () => Date;
-  warn?: (message: string) => void;
-}
-
-export interface StartKernelOptions {
-  /** A kernelspec name (case-insensitive; `python` means `python3`, as in jupyter_client). Default: the default spec. */
-  name?: string | undefined;
-  /** API path of the notebook/directory; sets the working directory. */
-  path?: string | undefined;
-  /** A client-chosen id (JS2); an already running kernel with this id is returned as is. */
-  kernelId?: string | undefined;
-  /** Extra environment, e.g. `JPY_SESSION_NAME`. */
-  env?: Record<string, string>;
-}
+export type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
 
 interface Tracking {
   startedAt: number;
@@ -69,6 +32,8 @@ export class KernelManager {
   readonly #culling: CullingOptions;
   #cullTimer: NodeJS.Timeout | undefined;
   readonly #starting = new Set<Promise<void>>();
+  #pools: KernelPools | undefined;
+  #poolsStarted: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: KernelManagerOptions) {
@@ -110,6 +75,46 @@ export class KernelManager {
   onRemoved(listener: (kernelId: string) => void): () => void {
     this.#removedListeners.add(listener);
     return () => this.#removedListeners.delete(listener);
+  }
+
+  /**
+   * Starts the pools of `options.pools` (filled in the background); every call returns the same
+   * promise. Rejects, no pool started, when a kernelspec is unknown or cannot be pooled.
+   */
+  startPools(): Promise<void> {
+    this.#poolsStarted ??= openPools(this.#options.pools ?? {}, this.#options.kernelspecs, {
+      launch: (spec) => this.#launchUnlisted(spec),
+      stop: (kernel) => this.#discard(kernel),
+      warn: this.#warn,
+      timeoutMs: this.#kernelInfoTimeout,
+    }).then(async (pools) => {
+      if (this.#closed) await pools?.close();
+      else this.#pools = pools;
+    });
+    return this.#poolsStarted;
+  }
+
+  /** Pooled kernels (ready and starting) and the pids of the ready ones, by kernelspec. */
+  poolCounts(): Map<string, { ready: number; starting: number; pids: number[] }> {
+    return this.#pools?.counts() ?? new Map();
+  }
+
+  /** Stops an unlisted kernel (pooled, or taken while the server closed) and disposes of it. */
+  async #discard(kernel: Kernel): Promise<void> {
+    await this.#stopProcess(kernel, false);
+    kernel.dispose();
+  }
+
+  /** A kernel for a pool: launched in the contents root, not listed, not tracked (the pool watches it). */
+  async #launchUnlisted(spec: KernelSpecEntry): Promise<{ kernel: Kernel; ready: Promise<void> }> {
+    const cwd = await resolveWorkingDir(this.#options.rootDir, undefined);
+    const kernel = new Kernel({ id: randomUUID(), spec, cwd, env: {}, now: this.#now, warn: this.#warn });
+    try {
+      return { kernel, ready: (await this.#launch(kernel)).ready };
+    } catch (error) {
+      kernel.dispose();
+      throw error;
+    }
   }
 
   /** Starts a kernel and returns once it answered kernel_info. Throws when it does not start. */
@@ -161,6 +166,21 @@ export class KernelManager {
       throw notFound(`No such kernel named ${name}`);
     }
     const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
+    // A pooled kernel, moved into `cwd`; a client-chosen id or an environment it cannot take starts afresh.
+    const pooled =
+      options.kernelId || !poolCanHonour(options.env)
+        ? undefined
+        : await this.#pools?.take(spec.name, cwd, options.env ?? {});
+    if (pooled && this.#closed) {
+      await this.#discard(pooled); // taken while the server closed: it must not outlive that
+      throw unavailable('The server is shutting down');
+    }
+    if (pooled) {
+      this.#kernels.set(pooled.id, pooled);
+      const ready = Promise.resolve();
+      this.#tracking.set(pooled.id, { startedAt: Date.now(), failures: 0, expectingExit: false, ready });
+      return { kernel: pooled, ready };
+    }
     const kernel = new Kernel({
       id: options.kernelId ?? randomUUID(),
       spec,
@@ -297,25 +317,19 @@ export class KernelManager {
   async shutdownAll(): Promise<void> {
     this.#closed = true;
     if (this.#cullTimer) clearInterval(this.#cullTimer);
-    await Promise.all([...this.#kernels.keys()].map((id) => this.#shutdown(id, false).catch(() => {})));
+    await Promise.all([
+      ...[...this.#kernels.keys()].map((id) => this.#shutdown(id, false).catch(() => {})),
+      this.#poolsStarted?.catch(() => {}).then(() => this.#pools?.close()),
+    ]);
     // Starts in flight notice the shutdown and kill their process; wait for that too.
     await Promise.allSettled([...this.#starting]);
   }
 
   /** One culling pass (also run by the timer). Returns the ids shut down. */
   async cullIdle(): Promise<string[]> {
-    const { idleTimeout, connected, busy } = this.#culling;
+    const { idleTimeout } = this.#culling;
     if (idleTimeout <= 0) return [];
-    const now = this.#now().getTime();
-    const victims = [...this.#kernels.values()].filter(
-      (k) =>
-        now - k.lastActivity.getTime() > idleTimeout * 1000 &&
-        (connected || k.connections === 0) &&
-        (busy || k.executionState !== 'busy') &&
-        k.executionState !== 'starting' &&
-        k.executionState !== 'restarting' &&
-        k.process?.remote === undefined, // a gateway culls its kernels itself
-    );
+    const victims = idleKernels(this.#kernels.values(), this.#culling, this.#now().getTime());
     for (const k of victims) this.#warn(`Culling kernel ${k.name} (${k.id}): idle for more than ${idleTimeout} s`);
     await Promise.all(victims.map((k) => this.shutdown(k.id).catch(() => {})));
     return victims.map((k) => k.id);

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
+import { isObject } from '../util/is-object.js';
 import { allocFrame } from './frame-slab.js';
 import { parsePart, peekStringField, toRaw } from './json-parts.js';
 import { type Channel, isChannel, type JupyterMessage, type MessageHeader, type RawMessage } from './types.js';
@@ -33,7 +34,39 @@ export interface ChannelMessage {
   msg: JupyterMessage;
 }
 
+const HEADER_STRINGS = ['session', 'username', 'date', 'version'] as const;
+const isPart = (value: unknown) => value === undefined || value === null || isObject(value);
+
+/**
+ * The usual well-formed message, checked by hand without the copies the schema makes (the
+ * message is serialized again right after); null for anything else, which the schema then judges.
+ * Accepts only what MessageSchema accepts, and gives the same message.
+ */
+function plainMessage(value: unknown, buffers: Uint8Array[]): ChannelMessage | null {
+  if (!isObject(value)) return null;
+  const { header, channel } = value;
+  if (!isObject(header) || typeof header.msg_id !== 'string' || typeof header.msg_type !== 'string') return null;
+  if (header.msg_type === '') return null;
+  for (const key of HEADER_STRINGS) if (header[key] !== undefined && typeof header[key] !== 'string') return null;
+  if (!isPart(value.parent_header) || !isPart(value.metadata) || !isPart(value.content)) return null;
+  if (value.buffers !== undefined && !Array.isArray(value.buffers)) return null;
+  const name = channel ?? 'shell';
+  if (!isChannel(name)) return null;
+  return {
+    channel: name,
+    msg: {
+      header: header as unknown as MessageHeader,
+      parent_header: (value.parent_header ?? {}) as MessageHeader,
+      metadata: (value.metadata ?? {}) as Record<string, unknown>,
+      content: (value.content ?? {}) as Record<string, unknown>,
+      buffers,
+    },
+  };
+}
+
 function toMessage(value: unknown, buffers: Uint8Array[]): ChannelMessage {
+  const plain = plainMessage(value, buffers);
+  if (plain) return plain;
   const parsed = v.safeParse(MessageSchema, value);
   if (!parsed.success) {
     throw badRequest(`Invalid kernel message: ${v.summarize(parsed.issues).replace(/\n/g, '; ')}`, 'bad message');
@@ -57,7 +90,8 @@ function toMessage(value: unknown, buffers: Uint8Array[]): ChannelMessage {
 /** Decodes a client frame of the JSON framing (text or binary with buffers). */
 export function decodeJsonFrame(data: string | Uint8Array, isBinary: boolean): ChannelMessage {
   if (!isBinary) {
-    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    const text =
+      typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
     let value: unknown;
     try {
       value = JSON.parse(text);

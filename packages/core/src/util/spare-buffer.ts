@@ -5,6 +5,11 @@ export interface SpareBufferOptions {
   maxBytes?: number;
   /** The spare is dropped after this long unused. Default 60 s. */
   idleMs?: number;
+  /**
+   * Fresh big buffers are this fraction bigger than asked (pages never written cost no memory),
+   * so a buffer given back fits the next, somewhat bigger request. Default 0.
+   */
+  headroom?: number;
 }
 
 /**
@@ -23,12 +28,14 @@ export class SpareBuffer {
   readonly #min: number;
   readonly #max: number;
   readonly #idleMs: number;
+  readonly #headroom: number;
 
   constructor(options: SpareBufferOptions = {}) {
     // never below Node's 8 KiB pool slabs: a small Buffer may share its memory with others
     this.#min = Math.max(options.minBytes ?? 1024 * 1024, 64 * 1024);
     this.#max = options.maxBytes ?? 64 * 1024 * 1024;
     this.#idleMs = options.idleMs ?? 60_000;
+    this.#headroom = options.headroom ?? 0;
   }
 
   /** At least `length` bytes (contents undefined), the spare when it is free and big enough. */
@@ -38,7 +45,9 @@ export class SpareBuffer {
       this.#spare = null;
       return spare;
     }
-    return length >= this.#min ? Buffer.allocUnsafeSlow(length) : Buffer.allocUnsafe(length);
+    if (length < this.#min) return Buffer.allocUnsafe(length);
+    const size = Math.min(Math.max(this.#max, length), Math.ceil(length * (1 + this.#headroom)));
+    return Buffer.allocUnsafeSlow(size);
   }
 
   /** Keeps the memory behind `buffer` (a buffer from `take`, or part of one) for the next `take`. */
@@ -59,3 +68,10 @@ export class SpareBuffer {
     return this.#spare?.byteLength ?? 0;
   }
 }
+
+/**
+ * The one spare of the process for request bodies and saved notebooks: a 20 MB save reads its
+ * body into it, gives it back once decoded, and serializes the notebook into the same memory,
+ * so a save keeps one 20 MB buffer between saves, not two.
+ */
+export const sharedSpareBuffer = new SpareBuffer({ headroom: 0.25 });

@@ -1,6 +1,7 @@
 import type { Activity } from '../activity.js';
 import { type MetricFamily, renderExposition } from './exposition.js';
 import { Histogram } from './histogram.js';
+import { type PoolCounts, poolFamilies } from './pool.js';
 import { processFamilies } from './process.js';
 
 /** The kinds of WebSocket the open-sockets gauge tells apart. */
@@ -38,6 +39,8 @@ export class Metrics {
    * 0, as jupyter_server's does with terminals disabled. A terminal manager sets it once.
    */
   countTerminals: (() => number) | undefined;
+  /** `--kernel-pool`'s kernels, not yet taken; the kernel services replace this. */
+  kernelPools: () => PoolCounts = () => new Map();
 
   constructor(activity: Activity) {
     this.#activity = activity;
@@ -108,6 +111,7 @@ export class Metrics {
           value,
         })),
       },
+      ...poolFamilies(this.kernelPools()),
       ...processFamilies(),
     ];
   }

@@ -27,7 +27,16 @@ export type ToWorker =
   | { type: 'inspect'; id: number; code: string; cursorPos: number; detailLevel: number }
   | { type: 'input_reply'; id: number; value: string }
   | { type: 'input_cancel'; id: number; reason: string }
-  | { type: 'interrupt' };
+  | { type: 'interrupt' }
+  /** A comm message from a frontend (`comm_open`, `comm_msg`, `comm_close`) or a `comm_info_request`. */
+  | { type: 'comm'; id: number; cell: number; msgType: string; content: Record<string, unknown>; buffers: unknown[] };
+
+/** A comm message the kernel publishes on iopub. */
+export interface CommMessage {
+  msgType: 'comm_open' | 'comm_msg' | 'comm_close';
+  content: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}
 
 export type FromWorker =
   | { type: 'ready' }
@@ -53,4 +62,5 @@ export type FromWorker =
   | { type: 'input_request'; id: number; cell: number; prompt: string; password: boolean }
   /** The worker handled an `interrupt` (it was free to, so nothing had to be terminated). */
   | { type: 'interrupted' }
-  | { type: 'reply'; id: number; content: Record<string, unknown> };
+  | { type: 'reply'; id: number; content: Record<string, unknown> }
+  | ({ type: 'comm'; cell: number } & CommMessage);

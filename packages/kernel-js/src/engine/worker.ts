@@ -19,6 +19,7 @@ import { StreamBuffer } from './output.js';
 import { base64, MIMEBUNDLE, plainText, render } from './render.js';
 import { CellRegistry, type CellSource, formatError, formatSyntaxError } from './traceback.js';
 import { CellSyntaxError, transformCell } from './transform.js';
+import { commInfo, handleComm, installWidgets, widgets } from './widgets.js';
 
 const port = parentPort;
 if (!port) throw new Error('the kernel engine must run in a worker thread');
@@ -170,7 +171,15 @@ function input(prompt = '', options: { password?: boolean } = {}): Promise<strin
   });
 }
 
-Object.assign(globalThis, { console: userConsole, display, input });
+// Comm messages go out under the current parent (a cell, or the frontend's comm message).
+installWidgets({
+  post: (message) => {
+    streams.flush();
+    post({ type: 'comm', cell: cellOf(), ...message });
+  },
+});
+
+Object.assign(globalThis, { console: userConsole, display, input, widgets });
 
 // --- running cells ------------------------------------------------------------------------
 
@@ -353,6 +362,24 @@ port.on('message', (message: ToWorker) => {
       const pending = inputs.get(message.id);
       inputs.delete(message.id);
       pending?.reject(new Error(message.reason));
+      break;
+    }
+    case 'comm': {
+      // What observers print or update while handling it belongs to the frontend's message.
+      const previous = lastCell;
+      lastCell = message.cell;
+      reply(message.id, () => {
+        if (message.msgType === 'comm_info_request') return commInfo(message.content.target_name);
+        try {
+          handleComm(message.msgType, message.content, message.buffers);
+        } catch (error) {
+          streams.flush();
+          post({ type: 'error', cell: message.cell, error: formatError(error, registry, isInternal) });
+        }
+        return {};
+      });
+      streams.flush();
+      if (lastCell === message.cell) lastCell = previous;
       break;
     }
     case 'interrupt':

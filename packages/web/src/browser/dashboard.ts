@@ -6,6 +6,7 @@ import { RunningView } from './dashboard/running.js';
 import { api, type KernelSpecs } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { h } from './lib/dom.js';
+import { themeToggle } from './lib/theme.js';
 
 /** The dashboard page (`/tree/<path>`): Files, Running and Clusters tabs. */
 async function main(): Promise<void> {
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
         ? h('a', { className: 'btn btn-small', href: config.hubControlPanelUrl }, 'Control panel')
         : null,
       config.authEnabled ? h('a', { className: 'btn btn-small', href: `${config.baseUrl}logout` }, 'Log out') : null,
+      themeToggle(),
     ),
     h('main', { className: 'dashboard' }, tabs, panel),
   );

@@ -1,21 +1,15 @@
 import './../styles/base.css';
 import './../styles/editor.css';
+import './lib/theme.js';
+import { FileEditor, LANGUAGES, type Language, languageOf } from './file-editor.js';
 import { api, type ContentsModel, contentsRoute, getContents } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { promptDialog, showDialog } from './lib/dialog.js';
 import { h, toast } from './lib/dom.js';
 import { basename, dirname, joinPath, url } from './lib/paths.js';
-import { createFileEditor } from './notebook/editor.js';
+import { themeToggle } from './lib/theme.js';
 
-const LANGUAGES: Record<string, string> = {
-  py: 'python',
-  js: 'javascript',
-  mjs: 'javascript',
-  ts: 'typescript',
-  md: 'markdown',
-};
-
-/** The text editor page (`/edit/<path>`): CodeMirror, Ctrl-S, rename, conflict check. */
+/** The text editor page (`/edit/<path>`): CodeMirror, search, language, line numbers, Ctrl-S, rename, conflict check. */
 async function main(): Promise<void> {
   const { baseUrl } = pageConfig();
   let path = pageConfig().path;
@@ -50,7 +44,7 @@ async function main(): Promise<void> {
     }
     await api<ContentsModel>(contentsRoute(path), {
       method: 'PUT',
-      body: { type: 'file', format: 'text', content: view.state.doc.toString() },
+      body: { type: 'file', format: 'text', content: editor.view.state.doc.toString() },
     });
     const after = await getContents(path, { content: '0', hash: '1' });
     known = { hash: after.hash ?? null, lastModified: after.last_modified };
@@ -70,6 +64,15 @@ async function main(): Promise<void> {
       history.replaceState(null, '', url(baseUrl, 'edit', target));
     })().catch((e: unknown) => toast(e instanceof Error ? e.message : String(e), 'error'));
   });
+  const languageSelect = h(
+    'select',
+    { className: 'editor-language', 'aria-label': 'Language' },
+    ...Object.entries(LANGUAGES).map(([name, l]) => h('option', { value: name }, l.label)),
+  );
+  languageSelect.value = languageOf(path);
+  languageSelect.addEventListener('change', () => editor.setLanguage(languageSelect.value as Language));
+  const numbersToggle = h('input', { type: 'checkbox', checked: true, className: 'editor-line-numbers' });
+  numbersToggle.addEventListener('change', () => editor.setLineNumbers(numbersToggle.checked));
   document.body.replaceChildren(
     h(
       'header',
@@ -78,21 +81,33 @@ async function main(): Promise<void> {
       nameEl,
       state,
       h('div', { className: 'spacer' }),
+      h('button', { type: 'button', className: 'btn editor-find', onclick: () => editor.openSearch() }, 'Find'),
+      languageSelect,
+      h('label', { className: 'editor-option' }, numbersToggle, 'Line numbers'),
       h('button', { type: 'button', className: 'btn btn-primary', onclick: saveSafely }, 'Save'),
       h('a', { className: 'btn', href: `${url(baseUrl, 'files', path)}?download=1` }, 'Download'),
+      themeToggle(),
     ),
     h('main', { className: 'editor-main' }, host),
   );
   document.title = `${basename(path)} – nbserve`;
-  const ext = path.split('.').pop()?.toLowerCase() ?? '';
-  const view = createFileEditor(
+  const editor = new FileEditor(
     host,
     typeof model.content === 'string' ? model.content : '',
-    LANGUAGES[ext] ?? 'text',
+    languageOf(path),
     () => setDirty(true),
     saveSafely,
   );
-  view.focus();
+  editor.view.focus();
+  // Ctrl-S and Ctrl-F also when the focus is outside the text (a button, the page)
+  document.addEventListener('keydown', (e) => {
+    if (!(e.ctrlKey || e.metaKey) || editor.view.hasFocus) return;
+    const key = e.key.toLowerCase();
+    if (key === 's') saveSafely();
+    else if (key === 'f') editor.openSearch();
+    else return;
+    e.preventDefault();
+  });
   window.addEventListener('beforeunload', (e) => {
     if (!dirty) return;
     e.preventDefault();

@@ -1,6 +1,8 @@
 import './../styles/base.css';
 import './../styles/notebook.css';
 import 'katex/dist/katex.min.css';
+import './../styles/notebook-tools.css';
+import './lib/theme.js';
 import { getContents } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { toast } from './lib/dom.js';

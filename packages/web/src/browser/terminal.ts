@@ -7,6 +7,7 @@ import { api } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { h, toast } from './lib/dom.js';
 import { encodePath } from './lib/paths.js';
+import { onTheme, themeToggle } from './lib/theme.js';
 
 type ServerMessage = [string, ...unknown[]];
 
@@ -41,6 +42,7 @@ function main(): void {
         },
         'Shut down',
       ),
+      themeToggle(),
     ),
     h('main', { className: 'terminal-main' }, host),
   );
@@ -55,6 +57,9 @@ function main(): void {
   });
   const fit = new FitAddon();
   term.loadAddon(fit);
+  onTheme((theme) => {
+    term.options.theme = theme === 'dark' ? { background: '#0d1117', foreground: '#e6edf3' } : {};
+  });
   term.open(host);
   fit.fit();
   term.focus();

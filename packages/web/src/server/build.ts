@@ -27,6 +27,9 @@ export type EntryName = (typeof ENTRY_POINTS)[number];
 /** Always the TypeScript sources (also when this module runs from dist/), which esbuild bundles. */
 const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 
+/** Chunks loaded on first use only, never announced with `modulepreload` (the widget manager). */
+const LAZY_ENTRIES = ['browser/notebook/widgets/manager.ts'];
+
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -67,6 +70,8 @@ export async function buildWebAssets(options: { minify?: boolean } = {}): Promis
     chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     loader: { '.woff2': 'file', '.woff': 'file', '.ttf': 'file' },
+    // The widget manager's HTML sanitizer would bring postcss along: the page's DOMPurify does it.
+    alias: { 'sanitize-html': path.join(SRC_DIR, 'browser/notebook/widgets/sanitize-html.ts') },
     // KaTeX ships woff/ttf fallbacks that every supported browser can skip.
     plugins: [woff2OnlyFonts],
     logLevel: 'silent',
@@ -99,6 +104,7 @@ function chunkClosure(outputs: esbuild.Metafile['outputs'], entry: string): stri
   const visit = (file: string) => {
     for (const imp of outputs[file]?.imports ?? []) {
       if (imp.external || !imp.path.endsWith('.js') || seen.has(imp.path)) continue;
+      if (imp.kind === 'dynamic-import' && LAZY_ENTRIES.includes(outputs[imp.path]?.entryPoint ?? '')) continue;
       seen.add(imp.path);
       visit(imp.path);
     }

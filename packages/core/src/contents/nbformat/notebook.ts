@@ -81,16 +81,34 @@ function decodeStrict(bytes: Uint8Array): string {
 
 /** Reads notebook bytes from storage; unreadable JSON is a 400 naming the path, as in Jupyter. */
 export function readNotebook(bytes: Uint8Array, path: string): ParsedNotebook {
+  return readNotebookText(decodeNotebookBytes(bytes, path), path);
+}
+
+/** The text of stored notebook bytes; bytes that are not UTF-8 are a 400 naming the path, as in readNotebook. */
+export function decodeNotebookBytes(bytes: Uint8Array, path: string): string {
+  try {
+    return decodeStrict(bytes);
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+}
+
+/** readNotebook for text decoded with decodeNotebookBytes (the bytes need not be kept meanwhile). */
+export function readNotebookText(text: string, path: string): ParsedNotebook {
   let value: unknown;
   try {
-    value = parseUntrustedJson(decodeStrict(bytes));
+    value = parseUntrustedJson(text);
   } catch (e) {
-    throw badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
+    throw unreadable(path, e);
   }
   // As nbformat.reads: transient keys go before the upgrade, which then records orig_nbformat
   // (JupyterLab tells the user the notebook was converted from v3 when it sees it).
   const stripped = isObject(value) ? stripTransient(value) : value;
   return toNotebookV4(stripped, `Unreadable Notebook: ${path}`);
+}
+
+function unreadable(path: string, e: unknown): Error {
+  return badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
 }
 
 /**

@@ -47,7 +47,8 @@ function orderedKeys(object: object): string[] {
   return [...keys.slice(0, indices), ...keys.slice(indices).sort()];
 }
 
-const skipped = (value: unknown) => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+export const skipped = (value: unknown) =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 /** Roughly the output size, so the buffer is allocated once: exact for ASCII text that needs no escapes. */
 function estimateBytes(value: unknown, depth: number): number {
@@ -64,7 +65,8 @@ function estimateBytes(value: unknown, depth: number): number {
   return total;
 }
 
-class Writer {
+/** Builds UTF-8 JSON in one buffer: small text batched, long plain strings copied after a SIMD check. */
+export class Writer {
   #buf: Buffer;
   #pos = 0;
   /** Small text not yet in the buffer: punctuation, indentation, numbers and short strings. */

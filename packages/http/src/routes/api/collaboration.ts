@@ -31,11 +31,12 @@ export function collaborationOf(c: Ctx): CollaborationServices | undefined {
  * `{format, type}`: the file's id (201 when it was just indexed, else 200) and this server's
  * session id, which the client then names in the room WebSocket; and jupyter_server_fileid's
  * `GET /api/fileid/id?path=` and `GET /api/fileid/path?id=`. Renames through the contents API
- * keep ids (a middleware around `PATCH /api/contents/…`). With collaboration off every route is a 404.
+ * keep ids and deletes forget them (a middleware around `PATCH` and `DELETE /api/contents/…`). With collaboration off every route is a 404.
  */
 export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
   app.use('/api/contents/*', async (c, next) => {
-    const collaboration = c.req.method === 'PATCH' ? collaborationOf(c) : undefined;
+    const method = c.req.method;
+    const collaboration = method === 'PATCH' || method === 'DELETE' ? collaborationOf(c) : undefined;
     if (!collaboration) return next();
     let from: string;
     try {
@@ -44,6 +45,10 @@ export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
       return next(); // the contents route answers the 400
     }
     await next();
+    if (method === 'DELETE') {
+      if (c.res.status === 204) await collaboration.documents.deleted(from);
+      return;
+    }
     if (c.res.status !== 200) return;
     const moved = (await c.res.clone().json()) as { path?: unknown };
     if (typeof moved.path === 'string') await collaboration.documents.renamed(from, moved.path);

@@ -10,6 +10,7 @@ import { type CommandActions, CommandRegistry } from './commands.js';
 import { type Adoption, KernelConnection, type KernelStatus } from './kernel.js';
 import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
+import { pageToolActions } from './page-tools.js';
 import { lockName, type ResumeStorage, ResumeTracker, resumeKey, sweep, takeEntry } from './resume.js';
 import { SaveConflict, Saver } from './saving.js';
 import { showShortcuts } from './shortcut-help.js';
@@ -378,6 +379,7 @@ export class NotebookApp {
       'insert-below': () => nb.insertBelow(),
       'select-previous': () => nb.select(nb.selected - 1),
       'select-next': () => nb.select(nb.selected + 1),
+      ...pageToolActions(nb, () => this.commands),
     };
   }
 }

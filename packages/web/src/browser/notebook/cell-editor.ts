@@ -1,3 +1,4 @@
+import { cursorDocEnd, cursorDocStart } from '@codemirror/commands';
 import type { KeyBinding } from '@codemirror/view';
 import { toast } from '../lib/dom.js';
 import { editorCommandKeys } from './command-keys.js';
@@ -25,14 +26,8 @@ export function cellEditorSupport(
 
 function movementKeys(nb: Notebook): KeyBinding[] {
   return [
-    {
-      key: 'Escape',
-      run: () => {
-        if (nb.pager.close()) return true;
-        nb.enterCommand();
-        return true;
-      },
-    },
+    { key: 'Mod-ArrowUp', run: cursorDocStart },
+    { key: 'Mod-ArrowDown', run: cursorDocEnd },
     {
       key: 'ArrowUp',
       run: () => {

@@ -1,6 +1,6 @@
 import type { EditorView } from '@codemirror/view';
 import { h } from '../lib/dom.js';
-import { createEditor, type EditorHooks, highlightInto } from './editor.js';
+import { createEditor, type EditorHooks, highlightInto, showLineNumbers } from './editor.js';
 import type { CellData, CellType, Output } from './model.js';
 import { type DisplayRegistry, OutputArea } from './output-area.js';
 import { markdownElement } from './render-mime.js';
@@ -20,6 +20,8 @@ export class Cell {
   /** Rendered markdown is shown instead of the source (markdown cells, command mode). */
   private renderedMode = true;
   running = false;
+  /** Line numbers in the editor (L); shown from the moment the editor exists. */
+  private lineNumbers = false;
 
   constructor(
     readonly data: CellData,
@@ -40,6 +42,9 @@ export class Cell {
       this.outputArea = new OutputArea(data.outputs ?? [], trusted, displays);
       this.element.append(h('div', { className: 'output-wrapper' }, this.outputArea.element));
     }
+    // nbformat's per-cell view state, as Notebook 6.4 keeps it (O, Shift-O)
+    this.element.classList.toggle('output-collapsed', data.metadata.collapsed === true);
+    this.element.classList.toggle('output-scrolled', data.metadata.scrolled === true);
     this.updatePrompt();
     this.showSource();
   }
@@ -69,6 +74,11 @@ export class Cell {
 
   /** Enters edit mode: creates the editor on first use and focuses it. */
   edit(): void {
+    this.openEditor().focus();
+  }
+
+  /** The cell's editor, created (markdown shown as source) if it has none yet; not focused. */
+  openEditor(): EditorView {
     if (this.type === 'markdown' && this.renderedMode) {
       this.renderedMode = false;
       this.element.classList.remove('rendered');
@@ -78,9 +88,26 @@ export class Cell {
       const host = h('div', { className: 'cm-host' });
       this.inputBox.replaceChildren(host);
       const lang = this.type === 'code' ? this.language() : this.type === 'markdown' ? 'markdown' : 'text';
-      this.editor = createEditor(host, this.source, lang, this.hooks(this));
+      this.editor = createEditor(host, this.source, lang, this.hooks(this), this.lineNumbers);
     }
-    this.editor.focus();
+    return this.editor;
+  }
+
+  /** Shows or hides line numbers (L); a cell without an editor gets one to show them. */
+  setLineNumbers(on: boolean): void {
+    this.lineNumbers = on;
+    this.element.classList.toggle('line-numbers', on);
+    if (this.editor) showLineNumbers(this.editor, on);
+    else if (on && !(this.type === 'markdown' && this.renderedMode)) this.openEditor();
+  }
+
+  get hasLineNumbers(): boolean {
+    return this.lineNumbers;
+  }
+
+  /** The cursor's offset in the source (the end when there is no editor). */
+  cursorOffset(): number {
+    return this.editor ? this.editor.state.selection.main.head : this.source.length;
   }
 
   blur(): void {

@@ -3,6 +3,7 @@ import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { basename, dirname, url } from '../lib/paths.js';
+import { themeToggle } from '../lib/theme.js';
 import type { CommandId, CommandRegistry } from './commands.js';
 import type { KernelStatus } from './kernel.js';
 import { renderMenuBar } from './menus.js';
@@ -68,6 +69,7 @@ export class NotebookChrome {
         this.modeEl,
         this.kernelName,
         this.kernelStatus,
+        themeToggle(),
       ),
       renderMenuBar(this.commands, { Kernel: [changeKernel, this.kernelMenu] }),
       this.renderToolbar(),
@@ -105,9 +107,11 @@ export class NotebookChrome {
       this.commands.run(`to-${typeSelect.value as CellType}`);
       typeSelect.blur();
     });
-    document.addEventListener('focusin', () => {
+    const follow = () => {
       typeSelect.value = this.notebook.selectedCell?.type ?? 'code';
-    });
+    };
+    document.addEventListener('focusin', follow);
+    this.notebook.onSelect = follow; // also on load, and on J/K in command mode
     return h('div', { className: 'toolbar notebook-toolbar' }, ...TOOLBAR.map(tool), typeSelect);
   }
 

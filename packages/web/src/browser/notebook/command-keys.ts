@@ -6,14 +6,37 @@ import type { Notebook } from './notebook.js';
 const DOUBLE_KEY_MS = 800;
 
 /** Names in the table that differ from `KeyboardEvent.key`. */
-const EVENT_KEYS: Record<string, string> = { Up: 'ArrowUp', Down: 'ArrowDown', Esc: 'Escape' };
+const EVENT_KEYS: Record<string, string> = {
+  Up: 'ArrowUp',
+  Down: 'ArrowDown',
+  Left: 'ArrowLeft',
+  Right: 'ArrowRight',
+  Esc: 'Escape',
+  Space: ' ',
+  Minus: '-',
+};
 const MODIFIERS = new Set(['Ctrl', 'Alt', 'Shift']);
 
-/** Keys that are not commands: Esc here, Tab and Shift-Tab in the cell editor (editor.ts). */
-export const MODE_KEYS: readonly { readonly keys: readonly string[]; readonly label: string }[] = [
-  { keys: ['Esc'], label: 'Command mode' },
-  { keys: ['Tab'], label: 'Complete (edit mode)' },
-  { keys: ['Shift-Tab'], label: 'Show documentation (edit mode)' },
+/**
+ * Keys of the cell editor (CodeMirror's own, and Tab/Shift-Tab in editor.ts) that are not
+ * commands of the table; the shortcut help lists them under edit mode, as Notebook 6.4 does.
+ */
+export const EDITOR_KEYS: readonly { readonly keys: readonly string[]; readonly label: string }[] = [
+  { keys: ['Tab'], label: 'Code completion or indent' },
+  { keys: ['Shift-Tab'], label: 'Show documentation' },
+  { keys: ['Ctrl-]'], label: 'Indent' },
+  { keys: ['Ctrl-['], label: 'Dedent' },
+  { keys: ['Ctrl-A'], label: 'Select all' },
+  { keys: ['Ctrl-Z'], label: 'Undo' },
+  { keys: ['Ctrl-Shift-Z', 'Ctrl-Y'], label: 'Redo' },
+  { keys: ['Ctrl-Home', 'Ctrl-Up'], label: 'Go to cell start' },
+  { keys: ['Ctrl-End', 'Ctrl-Down'], label: 'Go to cell end' },
+  { keys: ['Ctrl-Left'], label: 'Go one word left' },
+  { keys: ['Ctrl-Right'], label: 'Go one word right' },
+  { keys: ['Ctrl-Backspace'], label: 'Delete word before' },
+  { keys: ['Ctrl-Delete'], label: 'Delete word after' },
+  { keys: ['Up'], label: 'Move cursor up (to the cell above at the first line)' },
+  { keys: ['Down'], label: 'Move cursor down (to the cell below at the last line)' },
 ];
 
 /** The command-mode key bindings derived from the command table, by `keyName` of an event. */
@@ -46,7 +69,7 @@ export function eventKeyNames(key: string): string[] {
 /** The same key in CodeMirror's notation (`Mod` is Ctrl, or ⌘ on a Mac). */
 export function editorKeyName(key: string): string {
   const { mods, base } = parseKey(key);
-  const name = base.length === 1 ? base.toLowerCase() : (EVENT_KEYS[base] ?? base);
+  const name = base.length === 1 ? base.toLowerCase() : base === 'Space' ? 'Space' : (EVENT_KEYS[base] ?? base);
   return `${mods.has('Ctrl') ? 'Mod-' : ''}${mods.has('Alt') ? 'Alt-' : ''}${mods.has('Shift') ? 'Shift-' : ''}${name}`;
 }
 
@@ -79,19 +102,22 @@ export function keyBindings(specs: readonly CommandSpec[]): KeyBindings {
   return { single, double, anywhere };
 }
 
-/** The keys of `inEditor` commands, for the cell editor's keymap. */
+/** The keys a command has in edit mode: all of an `inEditor` command's, and its `editKeys`. */
+export function editModeKeys(spec: CommandSpec): readonly string[] {
+  return [...(spec.inEditor ? (spec.keys ?? []) : []), ...(spec.editKeys ?? [])];
+}
+
+/** The edit-mode keys of the commands, for the cell editor's keymap. */
 export function editorCommandKeys(specs: readonly CommandSpec[], run: (id: CommandId) => void): KeyBinding[] {
-  return specs
-    .filter((spec) => spec.inEditor)
-    .flatMap((spec) =>
-      (spec.keys ?? []).map((key) => ({
-        key: editorKeyName(key),
-        run: () => {
-          run(spec.id as CommandId);
-          return true;
-        },
-      })),
-    );
+  return specs.flatMap((spec) =>
+    editModeKeys(spec).map((key) => ({
+      key: editorKeyName(key),
+      run: () => {
+        run(spec.id as CommandId);
+        return true;
+      },
+    })),
+  );
 }
 
 /** `Ctrl-Shift-V`-style name of a key event, as `eventKeyNames` gives them. */
@@ -120,7 +146,7 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
       notebook.enterCommand(); // leave an input() prompt, e.g. to interrupt with I I
       return;
     }
-    if (target.closest('input,textarea,select,dialog,.cm-editor')) return;
+    if (target.closest('input,textarea,select,dialog,.cm-editor,.widget-area')) return;
     if (e.key === 'Escape') {
       // Also the way back to command mode when focus left the editor (a menu, the page).
       if (!notebook.pager.close()) notebook.enterCommand();
@@ -128,6 +154,8 @@ export function installCommandKeys(notebook: Notebook, commands: CommandRegistry
     }
     if (notebook.mode === 'edit') return;
     const name = keyName(e);
+    // The browser's own redo would edit a cell's text that is not even selected (as Ctrl-Z did).
+    if (/^(Ctrl|Meta)-(y|Shift-Z)$/.test(name)) e.preventDefault();
     const twice = double.get(name);
     if (twice) {
       e.preventDefault();

@@ -1,5 +1,5 @@
 /** The menus of the notebook page, in menu-bar order. */
-export const MENUS = ['File', 'Edit', 'Cell', 'Kernel', 'Help'] as const;
+export const MENUS = ['File', 'Edit', 'View', 'Cell', 'Kernel', 'Help'] as const;
 export type MenuName = (typeof MENUS)[number];
 
 /**
@@ -16,6 +16,8 @@ export interface CommandSpec {
   readonly keys?: readonly string[];
   /** The keys also work while typing in a cell (edit mode). */
   readonly inEditor?: boolean;
+  /** Keys that work only while typing in a cell (edit mode), in the same notation. */
+  readonly editKeys?: readonly string[];
   /** Its Ctrl keys work wherever the focus is, and override the browser's own (Ctrl-S). */
   readonly anywhere?: boolean;
   /** The menu it is in, and the section of that menu (sections are separated by a rule). */
@@ -42,9 +44,27 @@ export const COMMANDS = [
   { id: 'paste-below', label: 'Paste cell below', keys: ['V'], menu: ['Edit', 0] },
   { id: 'paste-above', label: 'Paste cell above', keys: ['Shift-V'], menu: ['Edit', 0] },
   { id: 'delete-cell', label: 'Delete cell', keys: ['D D'], menu: ['Edit', 0] },
-  { id: 'undo-delete', label: 'Undo cell deletion', keys: ['Z'], menu: ['Edit', 0] },
-  { id: 'move-up', label: 'Move cell up', menu: ['Edit', 1] },
-  { id: 'move-down', label: 'Move cell down', menu: ['Edit', 1] },
+  // Ctrl-Z too: in command mode the browser's own undo would edit a cell that is not selected.
+  { id: 'undo-delete', label: 'Undo cell deletion', keys: ['Z', 'Ctrl-Z'], menu: ['Edit', 0] },
+  { id: 'move-up', label: 'Move cells up', menu: ['Edit', 1] },
+  { id: 'move-down', label: 'Move cells down', menu: ['Edit', 1] },
+  { id: 'merge-cells', label: 'Merge selected cells', keys: ['Shift-M'], menu: ['Edit', 1] },
+  { id: 'split-cell', label: 'Split cell at cursor', editKeys: ['Ctrl-Shift-Minus'], menu: ['Edit', 1] },
+  { id: 'find-replace', label: 'Find and replace', keys: ['F', 'Ctrl-F'], anywhere: true, menu: ['Edit', 2] },
+  // View
+  { id: 'toggle-line-numbers', label: 'Toggle line numbers', keys: ['L'], menu: ['View', 0] },
+  { id: 'toggle-all-line-numbers', label: 'Toggle all line numbers', keys: ['Shift-L'], menu: ['View', 0] },
+  { id: 'toggle-output', label: 'Toggle output', keys: ['O'], menu: ['View', 0] },
+  { id: 'toggle-output-scroll', label: 'Toggle output scrolling', keys: ['Shift-O'], menu: ['View', 0] },
+  { id: 'toggle-toc', label: 'Table of contents', menu: ['View', 1] },
+  { id: 'toggle-theme', label: 'Dark theme', menu: ['View', 1] },
+  {
+    id: 'command-palette',
+    label: 'Command palette',
+    keys: ['P', 'Ctrl-Shift-P'],
+    editKeys: ['Ctrl-Shift-P'],
+    menu: ['View', 1],
+  },
   // Cell
   { id: 'run-cell', label: 'Run cell', keys: ['Ctrl-Enter'], inEditor: true, menu: ['Cell', 0] },
   {
@@ -82,6 +102,18 @@ export const COMMANDS = [
   { id: 'insert-below', label: 'Insert cell below', keys: ['B'] },
   { id: 'select-previous', label: 'Select previous cell', keys: ['Up', 'K'] },
   { id: 'select-next', label: 'Select next cell', keys: ['Down', 'J'] },
+  { id: 'extend-previous', label: 'Extend selection above', keys: ['Shift-K', 'Shift-Up'] },
+  { id: 'extend-next', label: 'Extend selection below', keys: ['Shift-J', 'Shift-Down'] },
+  { id: 'heading-1', label: 'Cell type: heading 1', keys: ['1'] },
+  { id: 'heading-2', label: 'Cell type: heading 2', keys: ['2'] },
+  { id: 'heading-3', label: 'Cell type: heading 3', keys: ['3'] },
+  { id: 'heading-4', label: 'Cell type: heading 4', keys: ['4'] },
+  { id: 'heading-5', label: 'Cell type: heading 5', keys: ['5'] },
+  { id: 'heading-6', label: 'Cell type: heading 6', keys: ['6'] },
+  { id: 'scroll-down', label: 'Scroll notebook down', keys: ['Space'] },
+  { id: 'scroll-up', label: 'Scroll notebook up', keys: ['Shift-Space'] },
+  { id: 'close-pager', label: 'Close pager', keys: ['Q', 'Esc'] },
+  { id: 'command-mode', label: 'Command mode', editKeys: ['Esc', 'Ctrl-M'] },
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandId = (typeof COMMANDS)[number]['id'];

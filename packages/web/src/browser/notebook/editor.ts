@@ -16,7 +16,7 @@ import {
   type LanguageSupport,
   syntaxHighlighting,
 } from '@codemirror/language';
-import { EditorState, type Extension, Prec } from '@codemirror/state';
+import { Compartment, EditorState, type Extension, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, type KeyBinding, keymap, lineNumbers } from '@codemirror/view';
 import { classHighlighter, highlightCode } from '@lezer/highlight';
 
@@ -113,11 +113,30 @@ export interface EditorHooks {
   shared?: Extension | undefined;
 }
 
-export function createEditor(parent: HTMLElement, doc: string, language: string, hooks: EditorHooks): EditorView {
+/** Line numbers of an editor, switched on and off (L in the notebook, the editor page's toggle). */
+const gutter = new Compartment();
+
+export function showLineNumbers(view: EditorView, on: boolean): void {
+  view.dispatch({ effects: gutter.reconfigure(on ? lineNumbers() : []) });
+}
+
+export function createEditor(
+  parent: HTMLElement,
+  doc: string,
+  language: string,
+  hooks: EditorHooks,
+  numbered = false,
+): EditorView {
   const lang = languageSupport(language);
+  type Completion = { from: number; to: number; matches: string[] };
+  /** The kernel's answer Tab already has, so the popup does not ask again. */
+  let asked: { code: string; pos: number; result: Completion } | undefined;
   const completionSource = async (ctx: CompletionContext): Promise<CompletionResult | null> => {
     if (!hooks.complete) return null;
-    const result = await hooks.complete(ctx.state.doc.toString(), ctx.pos);
+    const code = ctx.state.doc.toString();
+    const known = asked?.code === code && asked.pos === ctx.pos ? asked.result : undefined;
+    asked = undefined;
+    const result = known ?? (await hooks.complete(code, ctx.pos));
     if (!result || result.matches.length === 0) return null;
     return { from: result.from, to: result.to, options: result.matches.map((label) => ({ label })), filter: false };
   };
@@ -129,7 +148,24 @@ export function createEditor(parent: HTMLElement, doc: string, language: string,
         const before = view.state.doc.lineAt(from);
         const prefix = view.state.sliceDoc(before.from, from);
         if (!empty || /^\s*$/.test(prefix)) return indentMore(view);
-        return startCompletion(view);
+        if (!hooks.complete) return startCompletion(view);
+        // One match is inserted at once (as Notebook does); several open the popup.
+        const code = view.state.doc.toString();
+        void hooks.complete(code, from).then((result) => {
+          if (!result || view.state.doc.toString() !== code) return;
+          const [only, ...more] = result.matches;
+          if (only === undefined) return;
+          if (more.length > 0) {
+            asked = { code, pos: from, result };
+            startCompletion(view);
+            return;
+          }
+          view.dispatch({
+            changes: { from: result.from, to: result.to, insert: only },
+            selection: { anchor: result.from + only.length },
+          });
+        });
+        return true;
       },
     },
     {
@@ -145,6 +181,7 @@ export function createEditor(parent: HTMLElement, doc: string, language: string,
   const extensions: Extension[] = [
     Prec.highest(keymap.of(hooks.keys)),
     Prec.high(keymap.of(tabKeys)),
+    gutter.of(numbered ? lineNumbers() : []),
     hooks.shared ?? history(),
     drawSelection(),
     indentOnInput(),
@@ -159,50 +196,6 @@ export function createEditor(parent: HTMLElement, doc: string, language: string,
     EditorView.updateListener.of((update) => {
       if (update.docChanged) hooks.onChange(update.state.doc.toString());
       if (update.focusChanged && update.view.hasFocus) hooks.onFocus();
-    }),
-  ];
-  if (lang) extensions.push(lang);
-  return new EditorView({ parent, state: EditorState.create({ doc, extensions }) });
-}
-
-/** The text editor page's editor: line numbers, language by file extension. */
-export function createFileEditor(
-  parent: HTMLElement,
-  doc: string,
-  language: string,
-  onChange: () => void,
-  save: () => void,
-): EditorView {
-  const lang = languageSupport(language);
-  const extensions: Extension[] = [
-    Prec.highest(
-      keymap.of([
-        {
-          key: 'Mod-s',
-          preventDefault: true,
-          run: () => {
-            save();
-            return true;
-          },
-        },
-      ]),
-    ),
-    lineNumbers(),
-    history(),
-    drawSelection(),
-    indentOnInput(),
-    bracketMatching(),
-    closeBrackets(),
-    highlightActiveLine(),
-    syntaxHighlighting(classHighlighter),
-    keymap.of([
-      ...defaultKeymap,
-      ...historyKeymap,
-      { key: 'Tab', run: indentMore },
-      { key: 'Shift-Tab', run: indentLess },
-    ]),
-    EditorView.updateListener.of((u) => {
-      if (u.docChanged) onChange();
     }),
   ];
   if (lang) extensions.push(lang);

@@ -19,6 +19,8 @@ export interface RequestHandlers {
   onStdin?(msg: KernelMessage): void;
   /** Called once both the shell reply and the iopub `idle` have arrived. */
   onDone?(): void;
+  /** The request has no reply (comm messages): it is done at its `idle`. */
+  noReply?: boolean;
 }
 
 interface Pending extends RequestHandlers {
@@ -67,6 +69,10 @@ export class KernelConnection {
   /** IOPub messages nobody asked for (e.g. from another client of the same kernel). */
   onUnhandledIOPub: (msg: KernelMessage) => void = () => {};
   onKernelInfo: (info: Record<string, unknown>) => void = () => {};
+  /** The kernel's comm messages (`comm_open`, `comm_msg`, `comm_close`), whoever caused them (widgets/host.ts). */
+  onComm: (msg: KernelMessage) => void = () => {};
+  /** The WebSocket to the kernel is open (again). */
+  onConnect: () => void = () => {};
 
   get kernelId(): string | undefined {
     return this.session?.kernel.id;
@@ -231,6 +237,7 @@ export class KernelConnection {
       this.requestKernelInfo();
       void this.syncStatus();
       this.scheduleOrphanCheck();
+      this.onConnect();
     };
     ws.onmessage = (event) => {
       const msg = decodeFrame(event.data as string | ArrayBuffer);
@@ -316,6 +323,10 @@ export class KernelConnection {
       if (state === 'idle') this.scheduleOrphanCheck();
       return;
     }
+    if (msg.channel === 'iopub' && msg.header.msg_type.startsWith('comm_')) {
+      this.onComm(msg);
+      return;
+    }
     if (!pending) {
       if (msg.channel === 'iopub') this.onUnhandledIOPub(msg);
       return;
@@ -342,7 +353,7 @@ export class KernelConnection {
         this.pending.delete(id);
         pending.onDone?.();
       }, REPLY_GRACE_MS);
-    } else if (pending.replied && !pending.onIOPub) {
+    } else if ((pending.replied && !pending.onIOPub) || (pending.idle && pending.noReply)) {
       // Requests without iopub interest (complete, inspect) are done at the reply.
       this.pending.delete(id);
       pending.onDone?.();

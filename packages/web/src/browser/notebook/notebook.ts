@@ -10,6 +10,7 @@ import { blankCell, type CellData, type CellType, type NotebookData, serialiseOu
 import { DisplayRegistry } from './output-area.js';
 import { Pager } from './pager.js';
 import { ResumeTracker } from './resume.js';
+import { widgetHost } from './widgets/host.js';
 
 export type Mode = 'command' | 'edit';
 
@@ -26,6 +27,8 @@ export class Notebook {
   cells: Cell[] = [];
   metadata: Record<string, unknown> = {};
   selected = 0;
+  /** The other end of a multi-cell selection (Shift-J/K, Shift-click); `selected` when one cell. */
+  anchor = 0;
   mode: Mode = 'command';
   dirty = false;
   trusted = false;
@@ -42,6 +45,8 @@ export class Notebook {
   onExecutionChange: () => void = () => {};
   /** Set while the page is bound to a shared document (collab/): structure changes go through it. */
   shared: SharedStructure | undefined;
+  /** Called whenever the selection changes (the cell-type selector follows it). */
+  onSelect: () => void = () => {};
 
   constructor(
     readonly kernel: KernelConnection,
@@ -51,6 +56,7 @@ export class Notebook {
     runCommand: (id: CommandId) => void = () => {},
   ) {
     this.runner = new CellRunner(this, kernel, resume);
+    widgetHost.attach(kernel);
     this.editorSupport = cellEditorSupport(this, runCommand);
     document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
@@ -91,6 +97,7 @@ export class Notebook {
 
   private async build(nb: NotebookData, trusted: boolean, firstSlice: () => void): Promise<void> {
     this.metadata = nb.metadata;
+    widgetHost.useMetadata(nb.metadata);
     this.trusted = trusted;
     this.element.replaceChildren();
     this.cells = [];
@@ -133,7 +140,7 @@ export class Notebook {
     return {
       nbformat: 4,
       nbformat_minor: 5,
-      metadata: this.metadata,
+      metadata: widgetHost.metadataForSave(this.metadata),
       cells: this.cells.map((c) => c.toJSON(serialiseOutput)),
     };
   }
@@ -146,14 +153,29 @@ export class Notebook {
 
   // ---- selection and modes ----
 
-  select(index: number, scroll = true): void {
+  /** Selects one cell, or with `extend` moves the selection's head and keeps its anchor. */
+  select(index: number, scroll = true, extend = false): void {
     if (this.cells.length === 0) return;
-    const next = Math.max(0, Math.min(this.cells.length - 1, index));
-    this.selectedCell?.element.classList.remove('selected');
-    this.selected = next;
-    const cell = this.selectedCell as Cell;
-    cell.element.classList.add('selected');
-    if (scroll) cell.element.scrollIntoView({ block: 'nearest' });
+    const last = this.cells.length - 1;
+    this.selected = Math.max(0, Math.min(last, index));
+    this.anchor = extend ? Math.min(this.anchor, last) : this.selected;
+    const [lo, hi] = this.range();
+    for (const [i, c] of this.cells.entries()) {
+      c.element.classList.toggle('selected', i === this.selected);
+      c.element.classList.toggle('in-selection', hi > lo && i >= lo && i <= hi);
+    }
+    if (scroll) (this.selectedCell as Cell).element.scrollIntoView({ block: 'nearest' });
+    this.onSelect();
+  }
+
+  /** The first and last index of the selection. */
+  range(): [number, number] {
+    return [Math.min(this.anchor, this.selected), Math.max(this.anchor, this.selected)];
+  }
+
+  selectedCells(): Cell[] {
+    const [lo, hi] = this.range();
+    return this.cells.slice(lo, hi + 1);
   }
 
   enterEdit(): void {
@@ -183,7 +205,13 @@ export class Notebook {
     const el = target.closest('.cell');
     const index = this.cells.findIndex((c) => c.element === el);
     if (index < 0) return;
-    if (index !== this.selected) this.select(index, false);
+    if (e.shiftKey && !target.closest('.cm-editor')) {
+      e.preventDefault(); // extends the selection; no text selection, no edit mode
+      this.select(index, false, true);
+      this.setMode('command');
+      return;
+    }
+    if (index !== this.selected || this.anchor !== this.selected) this.select(index, false);
     const cell = this.cells[index] as Cell;
     if (target.closest('.source-static')) {
       e.preventDefault();
@@ -249,15 +277,19 @@ export class Notebook {
   }
 
   deleteSelected(): void {
-    const cell = this.selectedCell;
-    if (!cell) return;
-    this.deleted.push({ index: this.selected, cells: [cell.toJSON(serialiseOutput) as unknown as CellData] });
-    this.removeAt(this.selected);
+    const [lo, hi] = this.range();
+    if (this.cells.length === 0) return;
+    this.deleted.push({ index: lo, cells: this.selectedData() });
+    for (let i = hi; i >= lo; i--) this.removeAt(i);
     if (this.cells.length === 0) this.insertCell(0, blankCell('code'));
-    this.select(Math.min(this.selected, this.cells.length - 1));
+    this.select(Math.min(lo, this.cells.length - 1));
   }
 
-  private removeAt(index: number): void {
+  private selectedData(): CellData[] {
+    return this.selectedCells().map((c) => c.toJSON(serialiseOutput) as unknown as CellData);
+  }
+
+  removeAt(index: number): void {
     if (this.shared) this.shared.remove(index);
     else this.dropCell(index);
   }
@@ -285,8 +317,7 @@ export class Notebook {
   }
 
   copySelected(): void {
-    const cell = this.selectedCell;
-    if (cell) this.clipboard = [cell.toJSON(serialiseOutput) as unknown as CellData];
+    this.clipboard = this.selectedData();
   }
 
   cutSelected(): void {
@@ -302,50 +333,53 @@ export class Notebook {
     for (const [i, data] of this.clipboard.entries())
       this.insertCell(at + i, this.fromJSON(data), data.metadata.trusted === true);
     this.select(at);
+    this.select(at + this.clipboard.length - 1, true, true); // the pasted cells, and only they
   }
 
   moveSelected(delta: -1 | 1): void {
-    const from = this.selected;
-    const to = from + delta;
-    if (to < 0 || to >= this.cells.length) return;
+    const [lo, hi] = this.range();
+    if (lo + delta < 0 || hi + delta >= this.cells.length) return;
     if (this.shared) {
-      this.shared.move(from, to);
-      this.select(to);
-      return;
+      this.shared.move(lo, delta < 0 ? lo - 1 : hi + 1, hi - lo + 1);
+    } else {
+      const block = this.cells.splice(lo, hi - lo + 1);
+      this.cells.splice(lo + delta, 0, ...block);
+      const ref = this.cells[lo + delta + block.length];
+      for (const cell of block) this.element.insertBefore(cell.element, ref?.element ?? null);
     }
-    const [cell] = this.cells.splice(from, 1) as [Cell];
-    this.cells.splice(to, 0, cell);
-    const ref = this.cells[to + 1];
-    if (ref) this.element.insertBefore(cell.element, ref.element);
-    else this.element.append(cell.element);
-    this.selected = to;
-    this.select(to);
+    this.anchor += delta;
+    this.select(this.selected + delta, true, true);
     this.setDirty(true);
   }
 
   changeType(type: CellType): void {
-    const cell = this.selectedCell;
-    if (!cell || cell.type === type) return;
-    const data = blankCell(type);
-    data.source = cell.text;
-    data.metadata = cell.data.metadata;
-    const index = this.selected;
-    this.removeAt(index);
-    this.insertCell(index, data);
-    this.select(index);
+    const [lo, hi] = this.range();
+    const { anchor, selected } = this;
+    for (let index = lo; index <= hi; index++) {
+      const cell = this.cells[index];
+      if (!cell || cell.type === type) continue;
+      const data = blankCell(type);
+      data.source = cell.text;
+      data.metadata = cell.data.metadata;
+      this.removeAt(index);
+      this.insertCell(index, data);
+    }
+    this.anchor = anchor;
+    this.select(selected, true, true);
   }
 
   // ---- execution ----
 
   /** Runs (or renders) the selected cell; `then` decides where the selection goes. */
   runSelected(then: 'stay' | 'next' | 'insert'): void {
-    const cell = this.selectedCell;
-    if (!cell) return;
-    this.runner.run(cell);
+    const cells = this.selectedCells();
+    if (cells.length === 0) return;
+    for (const cell of cells) this.runner.run(cell);
     if (then === 'stay') {
       this.enterCommand();
       return;
     }
+    this.selected = this.range()[1];
     if (then === 'insert' || this.selected === this.cells.length - 1) {
       this.insertCell(this.selected + 1, blankCell('code'));
       this.select(this.selected + 1);

@@ -5,6 +5,7 @@ import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
+import { WIDGET_VIEW_MIME, widgetHost } from './widgets/host.js';
 
 const ansi = new AnsiUp();
 ansi.use_classes = true;
@@ -87,6 +88,13 @@ function sandboxFrame(mime: string, content: string): HTMLElement {
 
 /** Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). */
 export function renderBundle(bundle: MimeBundle, metadata: Record<string, unknown>, trusted: boolean): HTMLElement {
+  // A widget view renders (trusted outputs only, as in JupyterLab) over its text/plain form.
+  if (trusted && bundle[WIDGET_VIEW_MIME] !== undefined) {
+    const { [WIDGET_VIEW_MIME]: view, ...rest } = bundle;
+    const wrap = h('div', { className: 'output-rendered', 'data-mime-type': WIDGET_VIEW_MIME });
+    wrap.append(widgetHost.render(view, renderBundle(rest, metadata, trusted)));
+    return wrap;
+  }
   const mime = pickMime(bundle, trusted);
   const wrap = h('div', { className: 'output-rendered', 'data-mime-type': mime ?? '' });
   if (mime === undefined) return wrap;

@@ -1,7 +1,7 @@
 import { showDialog } from '../lib/dialog.js';
 import { h } from '../lib/dom.js';
-import { MODE_KEYS } from './command-keys.js';
-import { type CommandSpec, MENUS } from './commands.js';
+import { EDITOR_KEYS, editModeKeys } from './command-keys.js';
+import type { CommandSpec } from './commands.js';
 
 export interface HelpRow {
   readonly keys: readonly string[];
@@ -13,18 +13,23 @@ export interface HelpSection {
   readonly rows: readonly HelpRow[];
 }
 
-/** The shortcut help, from the command table: keys of no menu (and the modes) first, then menu by menu. */
+/** A command's keys in edit mode: its editor keys, and the Ctrl keys that work anywhere (Ctrl-S). */
+export function editHelpKeys(spec: CommandSpec): readonly string[] {
+  const anywhere = spec.anywhere ? (spec.keys ?? []).filter((k) => k.startsWith('Ctrl-')) : [];
+  return [...editModeKeys(spec), ...anywhere];
+}
+
+/**
+ * The shortcut help, from the command table, as Notebook 6.4 shows it: every command-mode key,
+ * then every edit-mode key (the commands' and the cell editor's own).
+ */
 export function shortcutHelp(specs: readonly CommandSpec[]): HelpSection[] {
-  const withKeys = specs.filter((s) => s.keys && s.keys.length > 0);
-  const row = (s: CommandSpec): HelpRow => ({ keys: s.keys ?? [], label: s.label });
-  const sections: HelpSection[] = [
-    { title: 'Notebook', rows: [...withKeys.filter((s) => !s.menu).map(row), ...MODE_KEYS] },
+  const command = specs.filter((s) => s.keys && s.keys.length > 0).map((s) => ({ keys: s.keys ?? [], label: s.label }));
+  const edit = specs.filter((s) => editHelpKeys(s).length > 0).map((s) => ({ keys: editHelpKeys(s), label: s.label }));
+  return [
+    { title: 'Command mode (press Esc to enable)', rows: command },
+    { title: 'Edit mode (press Enter to enable)', rows: [...edit, ...EDITOR_KEYS] },
   ];
-  for (const menu of MENUS) {
-    const rows = withKeys.filter((s) => s.menu?.[0] === menu).map(row);
-    if (rows.length > 0) sections.push({ title: menu, rows });
-  }
-  return sections;
 }
 
 /** The Help > Keyboard shortcuts dialog (also H). */

@@ -84,8 +84,8 @@ export class NotebookBinding implements SharedStructure {
     this.locally(() => this.ynotebook.deleteCell(index));
   }
 
-  move(from: number, to: number): void {
-    this.locally(() => this.ynotebook.moveCell(from, to));
+  move(from: number, to: number, n: number): void {
+    this.locally(() => this.ynotebook.moveCells(from, to, n));
   }
 
   clearOutputs(): void {
@@ -132,7 +132,6 @@ export class NotebookBinding implements SharedStructure {
   private applyCells(delta: Delta): void {
     const nb = this.nb;
     const selected = nb.selectedCell;
-    selected?.element.classList.remove('selected');
     let index = 0;
     for (const d of delta) {
       if (d.retain) index += d.retain;
@@ -155,7 +154,8 @@ export class NotebookBinding implements SharedStructure {
       // A collaborator's change keeps this page's selection on its cell; for the page's own
       // change the caller moves the selection (as without a shared document).
       const kept = this.local === 0 && selected ? nb.cells.indexOf(selected) : -1;
-      nb.select(kept >= 0 ? kept : Math.min(nb.selected, nb.cells.length - 1), false);
+      // (A local change keeps the selection's range: the caller moves it.)
+      nb.select(kept >= 0 ? kept : Math.min(nb.selected, nb.cells.length - 1), false, this.local > 0);
     } else if (this.local === 0) {
       // Someone deleted every cell: a notebook always shows one.
       queueMicrotask(() => {

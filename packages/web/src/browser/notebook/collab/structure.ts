@@ -10,7 +10,8 @@ export interface SharedStructure {
   /** Inserts a cell into the document; returns the page's cell for it (already placed). */
   insert(index: number, data: CellData): Cell;
   remove(index: number): void;
-  move(from: number, to: number): void;
+  /** Moves `n` cells from `from` (YNotebook.moveCells' meaning of `to`). */
+  move(from: number, to: number, n: number): void;
   clearOutputs(): void;
   /** The CodeMirror binding of a cell's editor to its shared source (remote carets, undo). */
   editorExtension(cell: Cell): Extension | undefined;
