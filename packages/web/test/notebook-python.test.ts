@@ -139,37 +139,6 @@ describe('notebook page with a real python3 kernel', () => {
     h.pageErrors.splice(0, h.pageErrors.length, ...h.pageErrors.filter((e) => !e.includes('origin "null"')));
   });
 
-  it('answers input() and getpass prompts', async () => {
-    const cell = await run(
-      "name = input('Name? ')\nimport getpass\npw = getpass.getpass('Password: ')\nprint('hi', name, len(pw))",
-      false,
-    );
-    const box = cell.locator('.stdin-input');
-    await box.waitFor();
-    expect(await box.getAttribute('type')).toBe('text');
-    await box.fill('Ada');
-    await box.press('Enter');
-    await expect.poll(() => cell.locator('.stdin-input').getAttribute('type')).toBe('password');
-    await cell.locator('.stdin-input').fill('secret');
-    await cell.locator('.stdin-input').press('Enter');
-    await waitDone(cell);
-    const text = await cell.locator('.output-area').textContent();
-    expect(text).toContain('Name? Ada');
-    expect(text).toContain('hi Ada 6');
-    expect(text).not.toContain('secret');
-  });
-
-  it('drops an unanswered input() prompt when the kernel is interrupted', async () => {
-    const cell = await run("input('never answered: ')", false);
-    await cell.locator('.stdin-input').waitFor();
-    await commandMode();
-    await page.keyboard.press('i');
-    await page.keyboard.press('i');
-    await waitDone(cell);
-    expect(await cell.locator('.stdin-input').count()).toBe(0);
-    expect(await cell.locator('.output-error').textContent()).toContain('KeyboardInterrupt');
-  });
-
   it('completes with Tab and shows documentation with Shift-Tab', async () => {
     const cell = await lastCell();
     await cell.locator('.input-area').click();
@@ -280,17 +249,19 @@ describe('notebook page with a real python3 kernel', () => {
     expect(await cell.locator('.output-execute_result').textContent()).toBe('Out[1]:False');
   });
 
-  it('shows a conflict dialog when the file changed on disk, and can overwrite', async () => {
+  it('takes a change made on disk into the page: the file wins, no dialog', async () => {
     const file = path.join(h.root, nbPath);
     const external = await onDisk();
-    external.cells.push({ cell_type: 'raw', source: 'edited elsewhere' } as never);
-    await fs.writeFile(file, JSON.stringify({ ...external, metadata: {}, nbformat: 4, nbformat_minor: 5 }));
+    external.cells.push({ cell_type: 'raw', source: 'edited elsewhere', metadata: {} } as never);
+    await fs.writeFile(file, JSON.stringify({ ...external, nbformat: 4, nbformat_minor: 5 }));
+    await expect
+      .poll(() => page.locator('.notebook-cells').textContent(), { timeout: 15_000 })
+      .toContain('edited elsewhere');
     await page.keyboard.press('Control+s');
-    await page.locator('dialog.modal', { hasText: 'changed on disk' }).waitFor();
-    await page.click('dialog.modal button:has-text("Overwrite")');
     await page.locator('.save-state[data-state=saved]').waitFor();
+    expect(await page.locator('dialog.modal').count()).toBe(0);
     const nb = await onDisk();
-    expect(nb.cells.some((c) => c.source === 'edited elsewhere')).toBe(false);
+    expect(nb.cells.some((c) => c.source === 'edited elsewhere' || String(c.source) === 'edited elsewhere')).toBe(true);
   });
 
   it('reverts to the last checkpoint', async () => {
@@ -304,7 +275,8 @@ describe('notebook page with a real python3 kernel', () => {
     await page.click('[data-menu=file]');
     await page.click('.menu-item[data-command=revert]');
     await page.click('dialog.modal button:has-text("Revert")');
-    await expect.poll(() => cells().count()).toBe(before);
+    // The server takes the restored file into the shared notebook (it looks every second).
+    await expect.poll(() => cells().count(), { timeout: 15_000 }).toBe(before);
     expect(await page.locator('.notebook-cells').textContent()).not.toContain('to be reverted');
     await page.locator('.save-state[data-state=saved]').waitFor();
   });
@@ -337,13 +309,14 @@ describe('notebook page with a real python3 kernel', () => {
     expect(script.text).toContain('print("hello stream")');
   });
 
-  it('warns before leaving with unsaved changes', async () => {
+  it('leaves a shared notebook without asking: the server has every change', async () => {
     await commandMode();
     await page.keyboard.press('b');
     await page.locator('.save-state[data-state=dirty]').waitFor();
     const dialogs = h.dialogs.length;
     await page.close({ runBeforeUnload: true });
-    await expect.poll(() => h.dialogs.slice(dialogs)).toEqual(['beforeunload: ']);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.dialogs.slice(dialogs)).toEqual([]);
     page = await h.newPage();
   });
 

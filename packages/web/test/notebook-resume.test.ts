@@ -83,8 +83,10 @@ async function waitFinished(cell: Locator, timeout = 30_000): Promise<void> {
   await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout }).toMatch(/^In \[\d+\]:$/);
 }
 
+// Resuming is how a page keeps a closed page's running cells when the server shares no document
+// (`--no-collaboration`); with collaboration the server owns the outputs (notebook-collab.test.ts).
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ collaboration: false });
   await recordSockets(h.context);
   const login_ = await h.newPage();
   await login(login_, h.url);
@@ -256,7 +258,7 @@ describe('a closed notebook page leaves its running cells to the next one', () =
   });
 
   it('past the server buffer age (--kernel-buffer-max-age 1): the cell keeps what the file has, stops running', async () => {
-    const short = await startHarness({ kernelBufferMaxAge: 1 });
+    const short = await startHarness({ kernelBufferMaxAge: 1, collaboration: false });
     try {
       await recordSockets(short.context);
       const page = await short.newPage();

@@ -60,7 +60,8 @@ export class SharedDocument {
       }
       const value = structuredClone(content) as NotebookContent;
       if (!isObject(value) || !Array.isArray(value.cells)) throw badRequest('Not a notebook');
-      if (!sameCells(nb, value)) {
+      // A fresh document has no metadata map yet (setMetadata would do nothing): load it whole.
+      if (!sameCells(nb, value) || !nb.ymeta.has('metadata')) {
         nb.fromJSON(value);
         return;
       }

@@ -4,6 +4,7 @@ import { confirmDialog, promptDialog } from '../lib/dialog.js';
 import { h, toast } from '../lib/dom.js';
 import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { NotebookChrome } from './chrome.js';
+import { LiveNotebook } from './collab/live.js';
 import { installCommandKeys } from './command-keys.js';
 import { type CommandActions, CommandRegistry } from './commands.js';
 import { downloadSubmenu } from './download-menu.js';
@@ -32,6 +33,8 @@ export class NotebookApp {
   private readonly saver: Saver;
   private readonly notice = new KernelNotice(this.kernel, () => this.startNewKernel());
   private specs: KernelSpecs | undefined;
+  /** The shared document, when the server offers collaboration (collab/live.ts). */
+  private live: LiveNotebook | undefined;
 
   constructor() {
     this.path = pageConfig().path;
@@ -54,18 +57,20 @@ export class NotebookApp {
       specs,
       (name) => void this.changeKernel(name).catch((e: unknown) => toast(String(e), 'error')),
     );
-    await this.notebook.load(nb, this.notebook.trusted);
+    this.live = await LiveNotebook.open(this.notebook, this.kernel, this.path, nb);
+    if (!this.live) await this.notebook.load(nb, this.notebook.trusted);
     this.chrome.showName(this.path);
     this.updateSaveState(model.last_modified);
 
     this.notebook.onDirty = () => this.updateSaveState();
+    if (this.live) this.live.onQuiet = () => void this.save(false, true).catch(() => undefined);
     this.notebook.onModeChange = (mode) => this.chrome.showMode(mode);
     this.kernel.onStatus = (s) => this.showKernelStatus(s);
     this.kernel.onKernelInfo = () => this.showKernelStatus(this.kernel.status);
     window.addEventListener('nbserve-error', (e) => toast((e as CustomEvent<string>).detail, 'error'));
     installCommandKeys(this.notebook, this.commands);
     window.addEventListener('beforeunload', (e) => {
-      if (!this.notebook.dirty) return;
+      if (!this.notebook.dirty || this.live?.connected) return; // a shared notebook lives on in the server
       e.preventDefault();
       e.returnValue = '';
     });
@@ -80,7 +85,7 @@ export class NotebookApp {
     const interval = config.autosave_interval;
     const autosaveMs = typeof interval === 'number' && interval >= 1000 ? interval : AUTOSAVE_MS;
     setInterval(() => {
-      if (this.notebook.dirty) void this.save(false, true).catch(() => undefined);
+      if (this.notebook.dirty && !this.live) void this.save(false, true).catch(() => undefined);
     }, autosaveMs);
     document.body.dataset.ready = 'true';
 
@@ -190,7 +195,8 @@ export class NotebookApp {
     const inFlight = this.resume.inFlight();
     let model: ContentsModel;
     try {
-      model = await this.saver.write(this.notebook.toJSON());
+      // A shared notebook is saved by the server, from the document everyone edits.
+      model = this.live ? await this.live.save(this.path) : await this.saver.write(this.notebook.toJSON());
     } catch (error) {
       if (!(error instanceof SaveConflict)) throw error;
       if (auto) {
@@ -219,7 +225,9 @@ export class NotebookApp {
     this.saver.remember(model);
     const nb = normaliseNotebook(model.content);
     this.setTrusted(notebookTrusted(nb));
-    await this.notebook.load(nb, this.notebook.trusted);
+    // A shared notebook follows its file by itself: the server loads a changed file into it.
+    if (this.live) await this.live.follow(nb);
+    else await this.notebook.load(nb, this.notebook.trusted);
     this.updateSaveState(model.last_modified);
   }
 
@@ -268,6 +276,7 @@ export class NotebookApp {
     if (spec) {
       this.notebook.metadata.kernelspec = { name, display_name: spec.spec.display_name, language: spec.spec.language };
       this.notebook.metadata.language_info = { name: spec.spec.language };
+      this.live?.shareMetadata();
     }
     for (const c of this.notebook.cells) c.resetEditor();
     this.notebook.setDirty(true);

@@ -11,6 +11,9 @@ import { type InFlight, MAX_SOURCE_CHARS, type ResumeTracker } from './resume.js
  * and payloads, and the record of requests in flight that a later page can take over.
  */
 export class CellRunner {
+  /** Set while the notebook is shared (collab/): code cells run on the server, which writes their outputs into the document. */
+  remote: ((cell: Cell) => void) | undefined;
+
   constructor(
     private readonly nb: Notebook,
     private readonly kernel: KernelConnection,
@@ -25,6 +28,10 @@ export class CellRunner {
       return;
     }
     if (cell.type !== 'code' || !cell.outputArea) return;
+    if (this.remote) {
+      this.remote(cell);
+      return;
+    }
     const area = cell.outputArea;
     if (cell.text.trim() === '') {
       area.clear();

@@ -57,6 +57,11 @@ export class Cell {
     return this.source;
   }
 
+  /** Whether a CodeMirror editor shows the source (it follows a shared document by itself). */
+  get hasEditor(): boolean {
+    return this.editor !== undefined;
+  }
+
   get isEditing(): boolean {
     return this.editor?.hasFocus ?? false;
   }

@@ -109,6 +109,8 @@ export interface EditorHooks {
   inspect?(code: string, cursor: number): void;
   onChange(text: string): void;
   onFocus(): void;
+  /** The binding to a shared document (collab/): it brings its own, per-client undo history. */
+  shared?: Extension | undefined;
 }
 
 /** Line numbers of an editor, switched on and off (L in the notebook, the editor page's toggle). */
@@ -180,7 +182,7 @@ export function createEditor(
     Prec.highest(keymap.of(hooks.keys)),
     Prec.high(keymap.of(tabKeys)),
     gutter.of(numbered ? lineNumbers() : []),
-    history(),
+    hooks.shared ?? history(),
     drawSelection(),
     indentOnInput(),
     bracketMatching(),
@@ -189,7 +191,7 @@ export function createEditor(
     indentUnit.of('    '),
     syntaxHighlighting(classHighlighter),
     autocompletion({ override: [completionSource], activateOnTyping: false, icons: false }),
-    keymap.of([...defaultKeymap, ...historyKeymap]),
+    keymap.of(hooks.shared ? defaultKeymap : [...defaultKeymap, ...historyKeymap]),
     EditorView.lineWrapping,
     EditorView.updateListener.of((update) => {
       if (update.docChanged) hooks.onChange(update.state.doc.toString());

@@ -2,6 +2,7 @@ import { h } from '../lib/dom.js';
 import { Cell } from './cell.js';
 import { cellEditorSupport } from './cell-editor.js';
 import { CellRunner } from './cell-runner.js';
+import type { SharedStructure } from './collab/structure.js';
 import type { CommandId } from './commands.js';
 import type { EditorHooks } from './editor.js';
 import type { KernelConnection } from './kernel.js';
@@ -42,6 +43,8 @@ export class Notebook {
   onDirty: (dirty: boolean) => void = () => {};
   onModeChange: (mode: Mode) => void = () => {};
   onExecutionChange: () => void = () => {};
+  /** Set while the page is bound to a shared document (collab/): structure changes go through it. */
+  shared: SharedStructure | undefined;
   /** Called whenever the selection changes (the cell-type selector follows it). */
   onSelect: () => void = () => {};
 
@@ -233,6 +236,7 @@ export class Notebook {
       () => this.language,
       (cell) => ({
         ...this.editorSupport,
+        ...(this.shared ? { shared: this.shared.editorExtension(cell) } : {}),
         onChange: (text) => {
           cell.sourceChanged(text);
           this.setDirty(true);
@@ -247,6 +251,12 @@ export class Notebook {
   }
 
   insertCell(index: number, data: CellData, trusted = true): Cell {
+    if (this.shared) return this.shared.insert(index, data);
+    return this.placeCell(index, data, trusted);
+  }
+
+  /** Puts a cell into the page only (the shared document's changes arrive this way). */
+  placeCell(index: number, data: CellData, trusted: boolean): Cell {
     const cell = this.makeCell(data, trusted);
     const before = this.cells[index];
     this.cells.splice(index, 0, cell);
@@ -280,6 +290,12 @@ export class Notebook {
   }
 
   removeAt(index: number): void {
+    if (this.shared) this.shared.remove(index);
+    else this.dropCell(index);
+  }
+
+  /** Takes a cell out of the page only. */
+  dropCell(index: number): void {
     const [cell] = this.cells.splice(index, 1);
     cell?.element.remove();
     if (cell?.outputArea) this.displays.forget(cell.outputArea);
@@ -323,10 +339,14 @@ export class Notebook {
   moveSelected(delta: -1 | 1): void {
     const [lo, hi] = this.range();
     if (lo + delta < 0 || hi + delta >= this.cells.length) return;
-    const block = this.cells.splice(lo, hi - lo + 1);
-    this.cells.splice(lo + delta, 0, ...block);
-    const ref = this.cells[lo + delta + block.length];
-    for (const cell of block) this.element.insertBefore(cell.element, ref?.element ?? null);
+    if (this.shared) {
+      this.shared.move(lo, delta < 0 ? lo - 1 : hi + 1, hi - lo + 1);
+    } else {
+      const block = this.cells.splice(lo, hi - lo + 1);
+      this.cells.splice(lo + delta, 0, ...block);
+      const ref = this.cells[lo + delta + block.length];
+      for (const cell of block) this.element.insertBefore(cell.element, ref?.element ?? null);
+    }
     this.anchor += delta;
     this.select(this.selected + delta, true, true);
     this.setDirty(true);
@@ -390,6 +410,10 @@ export class Notebook {
   }
 
   clearAllOutputs(): void {
+    if (this.shared) {
+      this.shared.clearOutputs();
+      return;
+    }
     for (const cell of this.cells) {
       cell.outputArea?.clear();
       if (cell.type === 'code') cell.setExecutionCount(null);
