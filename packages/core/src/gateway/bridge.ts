@@ -3,7 +3,8 @@ import type { Publisher, Reply, Router } from 'zeromq';
 import { SocketWriter } from '../kernels/socket-writer.js';
 import type { ConnectionInfo } from '../kernels/types.js';
 import { KERNEL_SOCKET_OPTIONS, zmq } from '../kernels/zmq.js';
-import { peekMsgType, peekStringField } from '../protocol/json-parts.js';
+import { createMessage } from '../protocol/header.js';
+import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
 import { Signer } from '../protocol/signing.js';
 import type { Channel, RawMessage } from '../protocol/types.js';
 import { decodeWire, encodeWire } from '../protocol/wire.js';
@@ -12,6 +13,11 @@ import { decodeWire, encodeWire } from '../protocol/wire.js';
 const MAX_ROUTES = 10_000;
 
 type RequestChannel = 'shell' | 'control' | 'stdin';
+
+/** Nudges after a gateway's restart: first after this, doubling up to the next, for at most the last. */
+const NUDGE_FIRST_MS = 500;
+const NUDGE_MAX_MS = 2000;
+const NUDGE_FOR_MS = 120_000;
 
 /** Where the bridge's messages go on the far side: the gateway's channels WebSocket. */
 export interface BridgeUplink {
@@ -37,6 +43,10 @@ export class ZmqBridge {
   readonly #routes = new Map<string, Uint8Array>();
   #uplink: BridgeUplink | undefined;
   #closed = false;
+  /** kernel_info requests of the bridge's own after a gateway restart (their replies go nowhere). */
+  readonly #nudges = new Set<string>();
+  #nudgeTimer: NodeJS.Timeout | undefined;
+  readonly #session = randomBytes(16).toString('hex');
   /** Client messages dropped: bad signature or not a wire message. */
   dropped = 0;
 
@@ -111,6 +121,8 @@ export class ZmqBridge {
   deliver(channel: Channel, raw: RawMessage): void {
     if (this.#closed) return;
     if (channel === 'iopub') {
+      if (this.#nudges.has(peekStringField(raw.parentHeader, 'msg_id'))) this.#stopNudging();
+      else if (isRestartingStatus(raw)) this.#nudgeAfterRestart();
       this.#iopub.writer.write(encodeWire(raw, this.#signer));
       return;
     }
@@ -153,6 +165,34 @@ export class ZmqBridge {
     this.#routes.set(msgId, identity);
   }
 
+  /**
+   * A gateway that restarted its kernel (jupyter_server's restarter after the process died) sends
+   * `restarting`, then whatever the new kernel publishes; but its own subscription to the new
+   * kernel joins late, so the `idle` for a client's first kernel_info can be lost and the client
+   * waits for it forever. As jupyter_server does for a new connection: ask kernel_info until
+   * iopub answers one of those requests (its busy/idle then reach every client).
+   */
+  #nudgeAfterRestart(): void {
+    this.#stopNudging();
+    const until = Date.now() + NUDGE_FOR_MS;
+    let wait = NUDGE_FIRST_MS;
+    const nudge = () => {
+      if (this.#closed || Date.now() > until) return this.#stopNudging();
+      const request = createMessage('kernel_info_request', {}, { session: this.#session });
+      this.#nudges.add(request.header.msg_id);
+      this.#uplink?.send('shell', toRaw(request));
+      this.#nudgeTimer = setTimeout(nudge, wait).unref();
+      wait = Math.min(2 * wait, NUDGE_MAX_MS);
+    };
+    nudge();
+  }
+
+  #stopNudging(): void {
+    clearTimeout(this.#nudgeTimer);
+    this.#nudgeTimer = undefined;
+    this.#nudges.clear();
+  }
+
   /** Heartbeats are answered here: the gateway watches the kernel's own heartbeat. */
   async #echo(): Promise<void> {
     try {
@@ -165,6 +205,7 @@ export class ZmqBridge {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stopNudging();
     this.#uplink = undefined;
     for (const { socket, writer } of [...Object.values(this.#routers), this.#iopub]) {
       writer.close();
@@ -172,6 +213,15 @@ export class ZmqBridge {
     }
     this.#hb.close();
     this.#routes.clear();
+  }
+}
+
+function isRestartingStatus(raw: RawMessage): boolean {
+  if (peekMsgType(raw.header) !== 'status') return false;
+  try {
+    return (parsePart(raw.content) as { execution_state?: unknown }).execution_state === 'restarting';
+  } catch {
+    return false;
   }
 }
 
