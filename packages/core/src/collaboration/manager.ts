@@ -84,12 +84,14 @@ export class CollaborationManager {
     const id = `${kind}:${fileId}`;
     clearTimeout(this.#idleTimers.get(id));
     let room = this.#rooms.get(id);
+    const loaded = room !== undefined;
     if (!room) {
       room = this.#open(id, kind, fileId);
       this.#rooms.set(id, room);
       room.catch(() => this.#rooms.delete(id));
     }
     const opened = await room;
+    if (loaded) await opened.refresh();
     if (opened.closed) {
       this.#rooms.delete(id);
       return this.room(roomId);

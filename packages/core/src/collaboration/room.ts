@@ -81,7 +81,7 @@ export class Room {
     doc.on('update', (update: Uint8Array, origin: unknown) => this.#onUpdate(update, origin));
     this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.#onAwareness(change, origin));
     if (options.pollMs > 0) {
-      this.#pollTimer = setInterval(() => this.#poll(), options.pollMs);
+      this.#pollTimer = setInterval(() => void this.#poll(), options.pollMs);
       this.#pollTimer.unref();
     }
   }
@@ -335,9 +335,15 @@ export class Room {
   }
 
   /** Polls in the same queue as saves: a save and a look at the disk never interleave. */
-  #poll(): void {
-    if (this.#closed) return;
+  #poll(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#saving = this.#saving.catch(() => undefined).then(() => this.#pollOnce());
+    return this.#saving;
+  }
+
+  /** Looks at the file now: a client joining sees what another program just wrote, not the last poll's. */
+  refresh(): Promise<void> {
+    return this.#poll().catch(() => undefined);
   }
 
   async #pollOnce(): Promise<void> {
