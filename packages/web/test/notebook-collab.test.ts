@@ -181,15 +181,22 @@ describe('two people on one notebook', () => {
       cell,
       "\nname = input('Name? ')\nimport getpass\npw = getpass.getpass('Password: ')\nprint('hi', name, len(pw))",
     );
+    // B is typing in another cell meanwhile.
+    await cellsOf(b).nth(0).locator('.input-area').click();
+    await cellsOf(b).nth(0).locator('.cm-content').waitFor();
     await a.keyboard.press('Control+Enter');
     const other = cellsOf(b).nth(2);
     const mine = cell.locator('.stdin-input');
     await mine.waitFor({ timeout: 60_000 });
     expect(await mine.getAttribute('type')).toBe('text');
     expect(await cell.locator('.stdin-prompt').textContent()).toBe('Name? ');
+    // The page that ran it (its focus was in the cell) gets the focus in the box.
+    await expect.poll(() => mine.evaluate((el) => el === document.activeElement)).toBe(true);
     // B, who did not run the cell, answers it; A's prompt goes away.
     const theirs = other.locator('.stdin-input');
     await theirs.waitFor({ timeout: 30_000 });
+    // The prompt did not take B's focus out of the editor B is in.
+    expect(await b.evaluate(() => document.activeElement?.closest('.cm-content') !== null)).toBe(true);
     await theirs.fill('Ada');
     await theirs.press('Enter');
     await expect.poll(() => cell.locator('.stdin-input').getAttribute('type'), { timeout: 30_000 }).toBe('password');

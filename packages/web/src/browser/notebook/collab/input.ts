@@ -34,16 +34,21 @@ export function showInputRequest(cell: Cell, ycell: YCodeCell): void {
   const area = cell.outputArea;
   if (!area) return;
   const pending = pendingInput(ycell);
-  const box = area.element.querySelector('.stdin');
   if (!pending) {
     shown.delete(cell);
     area.dropInputPrompts();
     return;
   }
-  if (box && shown.get(cell) === pending.request_id) return;
+  // Still shown (a redraw that cleared the outputs removes it: then it is drawn again).
+  if (area.element.querySelector('.stdin') && shown.get(cell) === pending.request_id) return;
   area.dropInputPrompts();
   shown.set(cell, pending.request_id);
-  void area.askInput(pending.prompt, pending.password, false).then((value) => {
+  // Focus the box unless someone types elsewhere (another cell's editor, another prompt, a
+  // dialog): a prompt must not pull a collaborator out of what they are typing.
+  const active = document.activeElement;
+  const typing = active instanceof HTMLElement && (active.isContentEditable || active.matches('input, textarea'));
+  const focus = !typing || cell.element.contains(active);
+  void area.askInput(pending.prompt, pending.password, { echo: false, focus }).then((value) => {
     shown.delete(cell);
     const route = `api/kernels/${encodeURIComponent(pending.kernel_id)}/requests/${encodeURIComponent(pending.request_id)}/input`;
     // 409: someone else answered first, or the run was interrupted; the document says the rest.
