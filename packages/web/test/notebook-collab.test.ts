@@ -171,6 +171,47 @@ describe('two people on one notebook', () => {
     expect(await b.locator('dialog.modal').count()).toBe(0);
     expect(errors).toEqual([]);
   }, 180_000);
+
+  it('asks input() and getpass on every page; either may answer, a password is masked', async () => {
+    await commandMode(a);
+    const cell = cellsOf(a).nth(2);
+    await cell.locator('.input-prompt').click();
+    await typeInto(
+      a,
+      cell,
+      "\nname = input('Name? ')\nimport getpass\npw = getpass.getpass('Password: ')\nprint('hi', name, len(pw))",
+    );
+    // B is typing in another cell meanwhile.
+    await cellsOf(b).nth(0).locator('.input-area').click();
+    await cellsOf(b).nth(0).locator('.cm-content').waitFor();
+    await a.keyboard.press('Control+Enter');
+    const other = cellsOf(b).nth(2);
+    const mine = cell.locator('.stdin-input');
+    await mine.waitFor({ timeout: 60_000 });
+    expect(await mine.getAttribute('type')).toBe('text');
+    expect(await cell.locator('.stdin-prompt').textContent()).toBe('Name? ');
+    // The page that ran it (its focus was in the cell) gets the focus in the box.
+    await expect.poll(() => mine.evaluate((el) => el === document.activeElement)).toBe(true);
+    // B, who did not run the cell, answers it; A's prompt goes away.
+    const theirs = other.locator('.stdin-input');
+    await theirs.waitFor({ timeout: 30_000 });
+    // The prompt did not take B's focus out of the editor B is in.
+    expect(await b.evaluate(() => document.activeElement?.closest('.cm-content') !== null)).toBe(true);
+    await theirs.fill('Ada');
+    await theirs.press('Enter');
+    await expect.poll(() => cell.locator('.stdin-input').getAttribute('type'), { timeout: 30_000 }).toBe('password');
+    await cell.locator('.stdin-input').fill('secret');
+    await cell.locator('.stdin-input').press('Enter');
+    for (const side of [cell, other]) {
+      await expect.poll(() => side.locator('.output-area').textContent(), { timeout: 60_000 }).toContain('hi Ada 6');
+      const text = await side.locator('.output-area').textContent();
+      expect(text).toContain('Name? Ada');
+      expect(text).toContain('Password: ········');
+      expect(text).not.toContain('secret');
+      expect(await side.locator('.stdin').count()).toBe(0);
+    }
+    expect(errors).toEqual([]);
+  }, 180_000);
 });
 
 describe('a cell that runs while no page is open', () => {
@@ -270,8 +311,8 @@ describe('without collaboration', () => {
     expect(h.pageErrors).toEqual([]);
   }, 180_000);
 
-  // stdin needs the page's own kernel connection: the server's execute route runs with
-  // allow_stdin off, so these stay the page's behaviour without collaboration.
+  // Without collaboration the page answers input_request on its own kernel connection (with it,
+  // the server keeps the prompt and any page answers: the test in 'two people on one notebook').
   it('answers input() and getpass prompts', async () => {
     const page = h.context.pages().at(-1) as Page;
     await page.keyboard.press('Escape');

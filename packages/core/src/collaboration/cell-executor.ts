@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import type { KernelClient } from '../kernels/client.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { KernelManager } from '../kernels/manager.js';
 import { createMessage } from '../protocol/header.js';
 import { fromRaw, parsePart, toRaw } from '../protocol/json-parts.js';
-import type { RawMessage } from '../protocol/types.js';
+import type { MessageHeader, RawMessage } from '../protocol/types.js';
 import { isObject } from '../util/is-object.js';
 import type { CollaborationManager } from './manager.js';
 import { type DisplayIndex, findCodeCell, OutputWriter } from './output-writer.js';
@@ -25,6 +25,20 @@ export interface ExecutionRequest {
   /** The error's name and value when `status` is `error` or `aborted`. */
   ename?: string;
   evalue?: string;
+  /** While the code waits in `input()` / `getpass()`: the kernel's prompt (docs/collaboration.md). */
+  input_request?: InputRequest;
+}
+
+export interface InputRequest {
+  prompt: string;
+  password: boolean;
+}
+
+/** A run's unanswered input_request: where to send the answer and where to echo it. */
+interface PendingInput {
+  kernel: Kernel;
+  header: MessageHeader;
+  writer: OutputWriter;
 }
 
 interface Queued {
@@ -52,6 +66,10 @@ export class CellExecutor {
   readonly #session = randomUUID();
   /** execute_reply handlers by the request's msg_id. */
   readonly #replies = new Map<string, (content: Record<string, unknown>) => void>();
+  /** input_request handlers by the execute request's msg_id. */
+  readonly #stdin = new Map<string, (header: MessageHeader, content: Record<string, unknown>) => void>();
+  /** Unanswered input_requests by request id. */
+  readonly #inputs = new Map<string, PendingInput>();
 
   constructor(kernels: KernelManager, collaboration: CollaborationManager) {
     this.#kernels = kernels;
@@ -92,6 +110,30 @@ export class CellExecutor {
     const request = this.#requests.get(requestId);
     if (!request || request.kernel_id !== kernelId) throw notFound(`Unknown request: ${requestId.slice(0, 80)}`);
     return request;
+  }
+
+  /**
+   * Answers a run's pending `input()` with `value` (an input_reply on the kernel's stdin) and
+   * echoes the prompt and the answer (masked for a password) into the cell, as the page does.
+   */
+  answer(kernelId: string, requestId: string, value: string): void {
+    const request = this.get(kernelId, requestId);
+    const pending = this.#inputs.get(requestId);
+    const prompt = request.input_request;
+    if (!pending || !prompt) throw conflict(`Request ${requestId.slice(0, 80)} is not waiting for input`);
+    this.#inputs.delete(requestId);
+    delete request.input_request;
+    pending.writer.inputRequest(undefined);
+    pending.writer.handle('stream', {
+      name: 'stdout',
+      text: `${prompt.prompt}${prompt.password ? '········' : value}\n`,
+    });
+    const reply = createMessage(
+      'input_reply',
+      { value },
+      { session: this.#session, username: 'nbserve', parent: pending.header },
+    );
+    this.#client(pending.kernel).send('stdin', toRaw(reply));
   }
 
   close(): void {
@@ -135,7 +177,7 @@ export class CellExecutor {
       if (!cell) return finish(request, 'aborted', 'Cell is gone');
       request.status = 'running';
       writer.start();
-      const reply = await this.#send(kernel, code ?? cell.getSource(), writer);
+      const reply = await this.#send(kernel, code ?? cell.getSource(), writer, request);
       request.execution_count = reply.executionCount;
       writer.finish(reply.executionCount);
       request.outputs = writer.cell()?.getOutputs() ?? [];
@@ -146,11 +188,11 @@ export class CellExecutor {
   }
 
   /** Sends an execute_request and feeds its iopub messages to `writer` until the reply and idle came. */
-  #send(kernel: Kernel, code: string, writer: OutputWriter): Promise<Reply> {
+  #send(kernel: Kernel, code: string, writer: OutputWriter, request: ExecutionRequest): Promise<Reply> {
     const client = this.#client(kernel);
     const message = createMessage(
       'execute_request',
-      { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true },
+      { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: true, stop_on_error: true },
       { session: this.#session, username: 'nbserve' },
     );
     const msgId = message.header.msg_id;
@@ -162,6 +204,11 @@ export class CellExecutor {
         stopIopub();
         stopLifecycle();
         this.#replies.delete(msgId);
+        this.#stdin.delete(msgId);
+        // Interrupted or restarted while waiting for input: nothing is left to answer.
+        this.#inputs.delete(request.request_id);
+        delete request.input_request;
+        writer.inputRequest(undefined);
         resolve(reply);
       };
       const stopIopub = kernel.onIopub((raw, msgType) => {
@@ -190,6 +237,11 @@ export class CellExecutor {
         if (typeof content.evalue === 'string') reply.evalue = content.evalue;
         done();
       });
+      this.#stdin.set(msgId, (header, content) => {
+        request.input_request = { prompt: String(content.prompt ?? ''), password: content.password === true };
+        this.#inputs.set(request.request_id, { kernel, header, writer });
+        writer.inputRequest({ request_id: request.request_id, kernel_id: kernel.id, ...request.input_request });
+      });
       client.send('shell', toRaw(message));
     });
   }
@@ -199,9 +251,14 @@ export class CellExecutor {
     if (!client || client.closed) {
       client = kernel.createClient();
       client.onMessage = (channel, raw) => {
-        if (channel !== 'shell') return;
         const message = fromRaw(raw);
-        const handler = this.#replies.get(String(message.parent_header.msg_id ?? ''));
+        const parent = String(message.parent_header.msg_id ?? '');
+        if (channel === 'stdin' && message.header.msg_type === 'input_request') {
+          this.#stdin.get(parent)?.(message.header, message.content);
+          return;
+        }
+        if (channel !== 'shell') return;
+        const handler = this.#replies.get(parent);
         if (handler && message.header.msg_type === 'execute_reply') handler(message.content);
       };
       this.#clients.set(kernel.id, client);

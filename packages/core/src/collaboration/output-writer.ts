@@ -65,6 +65,17 @@ export class OutputWriter {
     });
   }
 
+  /**
+   * The run's pending `input()` prompt, under the cell's `input_request` key (not part of
+   * nbformat, so never saved): every page on the document shows it and may answer it.
+   */
+  inputRequest(value: Record<string, unknown> | undefined): void {
+    this.#write((cell) => {
+      if (value) cell.ymodel.set('input_request', value);
+      else if (cell.ymodel.has('input_request')) cell.ymodel.delete('input_request');
+    });
+  }
+
   /** One iopub message of this execution. */
   handle(msgType: string, content: Record<string, unknown>): void {
     switch (msgType) {

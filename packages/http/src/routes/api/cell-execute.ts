@@ -22,11 +22,18 @@ const ExecuteBody = v.object(
   'The request body must be a JSON object',
 );
 
+const InputBody = v.object(
+  { value: v.pipe(v.string('value must be a string'), v.maxLength(1024 * 1024, 'value is too long')) },
+  'The request body must be a JSON object with a string value',
+);
+
 /**
  * Server-side execution (after jupyter-server-nbmodel's routes): `POST /api/kernels/<id>/execute`
  * with `{code?, metadata: {document_id, cell_id}}` queues a run of that cell of that shared
  * document (202, `Location` of the request); `GET /api/kernels/<id>/requests/<request_id>`
- * answers 202 while it is queued or running and 200 once it ended. docs/collaboration.md.
+ * answers 202 while it is queued or running and 200 once it ended, with `input_request` while
+ * the code waits in `input()`; `POST …/requests/<request_id>/input` `{value}` answers that prompt.
+ * docs/collaboration.md.
  */
 export function registerCellExecuteRoutes(app: Hono<NbserveEnv>): void {
   app.post('/api/kernels/:kernel_id/execute', async (c, next: Next) => {
@@ -48,6 +55,15 @@ export function registerCellExecuteRoutes(app: Hono<NbserveEnv>): void {
     const request = collaboration.executor.get(kernelId, c.req.param('request_id') ?? '');
     const pending = request.status === 'queued' || request.status === 'running';
     return c.json(view(request), pending ? 202 : 200);
+  });
+
+  app.post('/api/kernels/:kernel_id/requests/:request_id/input', async (c: Ctx, next: Next) => {
+    const collaboration = collaborationOf(c);
+    if (!collaboration) return next();
+    const kernelId = kernelIdParam(c);
+    const { value } = await parseJsonBody(c, InputBody);
+    collaboration.executor.answer(kernelId, c.req.param('request_id') ?? '', value);
+    return c.body(null, 204);
   });
 }
 

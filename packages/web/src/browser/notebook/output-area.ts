@@ -115,8 +115,11 @@ export class OutputArea {
     for (const box of this.element.querySelectorAll('.stdin')) box.remove();
   }
 
-  /** An `input()` prompt; resolves when the user presses Enter. */
-  askInput(prompt: string, password: boolean): Promise<string> {
+  /**
+   * An `input()` prompt; resolves when the user presses Enter. `echo`: show the answer here (the
+   * server echoes it when it runs the cell); `focus`: move the focus into the box.
+   */
+  askInput(prompt: string, password: boolean, { echo = true, focus = true } = {}): Promise<string> {
     return new Promise((resolve) => {
       const input = h('input', {
         type: password ? 'password' : 'text',
@@ -133,10 +136,11 @@ export class OutputArea {
         const value = input.value;
         box.remove();
         // Echo like a terminal; never echo a password.
-        this.append({ output_type: 'stream', name: 'stdout', text: `${prompt}${password ? '········' : value}\n` });
+        if (echo)
+          this.append({ output_type: 'stream', name: 'stdout', text: `${prompt}${password ? '········' : value}\n` });
         resolve(value);
       });
-      input.focus();
+      if (focus) input.focus();
     });
   }
 

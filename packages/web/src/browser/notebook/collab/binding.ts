@@ -7,6 +7,7 @@ import { type CellData, normaliseOutput, type Output } from '../model.js';
 import type { Notebook } from '../notebook.js';
 import type { OutputArea } from '../output-area.js';
 import { pageCell, snapshot, toSharedCell } from './cells.js';
+import { showInputRequest } from './input.js';
 import type { SharedNotebook } from './session.js';
 import type { SharedStructure } from './structure.js';
 
@@ -169,7 +170,11 @@ export class NotebookBinding implements SharedStructure {
   private bind(cell: Cell, ycell: YCellType): void {
     this.ycells.set(cell, ycell);
     ycell.changed.connect((_sender: unknown, change: CellChange) => this.onCellChanged(cell, ycell, change));
-    if (ycell.cell_type === 'code' && ycell.executionState === 'running') cell.setRunning(true);
+    if (ycell.cell_type !== 'code') return;
+    if (ycell.executionState === 'running') cell.setRunning(true);
+    ycell.ymodel.observe((event) => {
+      if (event.keysChanged.has('input_request') && this.ycells.get(cell) === ycell) showInputRequest(cell, ycell);
+    });
   }
 
   private onCellChanged(cell: Cell, ycell: YCellType, change: CellChange): void {
@@ -229,6 +234,7 @@ export class NotebookBinding implements SharedStructure {
     updateOutputs(area, next);
     cell.setExecutionCount(ycell.execution_count ?? null);
     cell.setRunning(ycell.executionState === 'running' || this.queued.has(cell));
+    showInputRequest(cell, ycell);
   }
 }
 
