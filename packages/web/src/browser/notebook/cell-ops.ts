@@ -14,7 +14,7 @@ export function mergeCells(nb: Notebook): void {
   const cells = nb.cells.slice(lo, hi + 1);
   const [first] = cells;
   if (!first || cells.length < 2) return;
-  first.setText(cells.map((c) => c.text).join('\n\n'));
+  nb.setCellText(first, cells.map((c) => c.text).join('\n\n'));
   if (first.type === 'code') {
     first.outputArea?.clear();
     first.setExecutionCount(null);
@@ -33,7 +33,7 @@ export function splitCell(nb: Notebook): void {
   const after = cell.text.slice(at).replace(/^\n/, '');
   const data = blankCell(cell.type);
   data.source = before;
-  cell.setText(after);
+  nb.setCellText(cell, after);
   const index = nb.selected;
   nb.insertCell(index, data);
   nb.select(index + 1);
@@ -45,7 +45,7 @@ export function splitCell(nb: Notebook): void {
 export function toHeading(nb: Notebook, level: number): void {
   nb.changeType('markdown');
   for (const cell of nb.selectedCells()) {
-    cell.setText(`${'#'.repeat(level)} ${cell.text.replace(/^#+\s*/, '')}`);
+    nb.setCellText(cell, `${'#'.repeat(level)} ${cell.text.replace(/^#+\s*/, '')}`);
     cell.renderMarkdown();
   }
   nb.setDirty(true);
@@ -63,8 +63,7 @@ export function toggleOutput(nb: Notebook, what: 'collapsed' | 'scrolled'): void
   const on = !cells.every((c: Cell) => c.data.metadata[what] === true);
   for (const cell of cells) {
     cell.element.classList.toggle(`output-${what}`, on);
-    if (on) cell.data.metadata[what] = true;
-    else delete cell.data.metadata[what];
+    nb.setCellFlag(cell, what, on || undefined);
   }
   if (cells.length > 0) nb.setDirty(true);
 }

@@ -133,7 +133,7 @@ export class FindPanel {
     const match = this.matches[this.current] ?? this.matches.find((m) => !m.output);
     if (!match || match.output) return;
     const { cell, from, to } = match;
-    cell.setText(cell.text.slice(0, from) + this.replacement.value + cell.text.slice(to));
+    this.nb.setCellText(cell, cell.text.slice(0, from) + this.replacement.value + cell.text.slice(to));
     this.nb.setDirty(true);
     const at = this.matches.indexOf(match);
     this.search();
@@ -155,7 +155,7 @@ export class FindPanel {
         text += cell.text.slice(last, from) + this.replacement.value;
         last = from + query.length;
       }
-      cell.setText(text + cell.text.slice(last));
+      this.nb.setCellText(cell, text + cell.text.slice(last));
       replaced += found.length;
     }
     if (replaced > 0) this.nb.setDirty(true);

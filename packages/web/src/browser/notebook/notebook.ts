@@ -145,6 +145,20 @@ export class Notebook {
     };
   }
 
+  /** Sets a cell's text from a command; shared: into the document too (an open editor does that itself). */
+  setCellText(cell: Cell, text: string): void {
+    const editing = cell.hasEditor;
+    cell.setText(text);
+    if (!editing) this.shared?.setSource(cell, text);
+  }
+
+  /** Sets (or with undefined removes) a view flag in a cell's metadata; shared: in the document too. */
+  setCellFlag(cell: Cell, key: 'collapsed' | 'scrolled', value: true | undefined): void {
+    if (value) cell.data.metadata[key] = value;
+    else delete cell.data.metadata[key];
+    this.shared?.setMetadata(cell, key, value);
+  }
+
   setDirty(dirty: boolean): void {
     if (this.dirty === dirty) return;
     this.dirty = dirty;

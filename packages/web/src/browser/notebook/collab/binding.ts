@@ -101,6 +101,17 @@ export class NotebookBinding implements SharedStructure {
     );
   }
 
+  setSource(cell: Cell, text: string): void {
+    const ycell = this.ycells.get(cell);
+    if (ycell && ycell.getSource() !== text) ycell.setSource(text);
+  }
+
+  setMetadata(cell: Cell, key: string, value: boolean | undefined): void {
+    const ycell = this.ycells.get(cell);
+    if (value === undefined) ycell?.deleteMetadata(key);
+    else ycell?.setMetadata(key, value);
+  }
+
   editorExtension(cell: Cell) {
     const ycell = this.ycells.get(cell);
     if (!ycell) return undefined;

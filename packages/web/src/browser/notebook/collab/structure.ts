@@ -13,6 +13,10 @@ export interface SharedStructure {
   /** Moves `n` cells from `from` (YNotebook.moveCells' meaning of `to`). */
   move(from: number, to: number, n: number): void;
   clearOutputs(): void;
+  /** A cell's text or metadata set by a command (merge, split, replace, O): into the document. */
+  setSource(cell: Cell, text: string): void;
+  /** `value` undefined: the key is removed. */
+  setMetadata(cell: Cell, key: string, value: boolean | undefined): void;
   /** The CodeMirror binding of a cell's editor to its shared source (remote carets, undo). */
   editorExtension(cell: Cell): Extension | undefined;
 }
