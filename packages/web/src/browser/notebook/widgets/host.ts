@@ -4,6 +4,8 @@ import type { PageWidgetManager } from './manager.js';
 
 export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
 export const WIDGET_STATE_MIME = 'application/vnd.jupyter.widget-state+json';
+/** How long a widget output waits for its model's comm_open before it keeps its text form. */
+const MODEL_WAIT_MS = 10_000;
 
 /**
  * The notebook page's side of Jupyter widgets, always loaded and small: it takes the kernel's
@@ -66,6 +68,12 @@ export class WidgetHost {
       .then(async (manager) => {
         await this.ready;
         await this.chain;
+        // On a shared notebook the output comes through the document, which may be ahead of the
+        // kernel's comm_open on the page's own socket: give that a moment to arrive.
+        for (let waited = 0; !manager.has_model(modelId) && waited < MODEL_WAIT_MS; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await this.chain;
+        }
         if (!manager.has_model(modelId)) return;
         fallback.replaceWith(view);
         if (!(await manager.display(modelId, view))) view.replaceWith(fallback);
