@@ -136,6 +136,7 @@ export class LiveNotebook {
       toast('There is no kernel to run the cell', 'error');
       return;
     }
+    this.kernel.onExecute(); // as a run sent on the page's own socket (kernel-notice.ts)
     this.binding.queued.add(cell);
     cell.setRunning(true);
     this.nb.onExecutionChange();
