@@ -95,6 +95,10 @@ describe('app middleware in-process', () => {
     expect(redactUrl('/a?token=s3cret&x=1')).toBe('/a?token=%5Bsecret%5D&x=1');
     expect(redactUrl('/a?x=1&_xsrf=abc&password=p')).toBe('/a?x=1&_xsrf=%5Bsecret%5D&password=%5Bsecret%5D');
     expect(redactUrl('/plain')).toBe('/plain');
+    // Mangled names a client may still have meant as the token (the API fuzzer sent `??token=`).
+    for (const query of ['??token=s3cret', '?%20Token=s3cret', '?auth_token=s3cret', '?token%5B%5D=s3cret']) {
+      expect(redactUrl(`/a${query}`)).not.toContain('s3cret');
+    }
   });
 });
 

@@ -6,13 +6,22 @@ import type { NbserveEnv } from '../env.js';
 /** `code` and `state` are a JupyterHub OAuth callback's one-time secrets. */
 const SECRET_PARAMS = new Set(['token', '_xsrf', 'password', 'code', 'state']);
 
+/**
+ * Also `??token=` (the name `?token`), ` Token`, `auth_token`: whatever a client may have meant
+ * as a credential, however mangled, is not written to a log (the API fuzzer found `??token=`).
+ */
+function isSecretParam(key: string): boolean {
+  const name = key.toLowerCase().replace(/^[^a-z_]+|[^a-z_]+$/g, '');
+  return SECRET_PARAMS.has(name) || name.includes('token') || name.includes('password');
+}
+
 /** A URL's path and query with every secret parameter's value replaced, for logs. */
 export function redactUrl(url: string): string {
   const parsed = new URL(url, 'http://redact.invalid');
   const params = new URLSearchParams(parsed.search);
   let changed = false;
   for (const key of new Set(params.keys())) {
-    if (SECRET_PARAMS.has(key.toLowerCase())) {
+    if (isSecretParam(key)) {
       params.set(key, '[secret]');
       changed = true;
     }
