@@ -121,7 +121,8 @@ export class ZmqBridge {
   deliver(channel: Channel, raw: RawMessage): void {
     if (this.#closed) return;
     if (channel === 'iopub') {
-      if (this.#nudges.has(peekStringField(raw.parentHeader, 'msg_id'))) this.#stopNudging();
+      // Every iopub message passes here: the parent is looked at only while nudging.
+      if (this.#nudges.size > 0 && this.#nudges.has(peekStringField(raw.parentHeader, 'msg_id'))) this.#stopNudging();
       else if (isRestartingStatus(raw)) this.#nudgeAfterRestart();
       this.#iopub.writer.write(encodeWire(raw, this.#signer));
       return;
