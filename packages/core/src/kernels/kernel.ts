@@ -195,6 +195,20 @@ export class Kernel implements ClientHost {
     void this.#receiveIopub(iopub);
   }
 
+  /** Closes clients' sockets until `openClients()`; what they send meanwhile waits, in order. */
+  holdClients(): void {
+    this.#clientsOpen = false;
+    for (const client of this.#clients) client.detach();
+  }
+
+  /** Connects the clients (and those to come) to the current process; after `holdClients()`. */
+  openClients(): void {
+    const info = this.#connection;
+    if (!info || this.#clientsOpen) return;
+    this.#clientsOpen = true;
+    for (const client of this.#clients) client.attach(info);
+  }
+
   #ownSocket(channel: 'shell' | 'control'): SocketWriter | undefined {
     const existing = this.#own[channel];
     if (existing) return existing.writer;
