@@ -1,1 +1,0 @@
-export { runCli } from '../src/run.js';
