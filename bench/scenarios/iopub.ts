@@ -78,7 +78,9 @@ async function measureFloods(ctx: BenchContext, floods: Flood[], targets: { jupy
         // delivered row shows how far it got), not a failure of the run; nbserve and the floor
         // must finish.
         const referenceTooSlow = timeout instanceof FanOutTimeout && who !== 'nbserve' && who !== 'floor';
-        notes.push(referenceTooSlow ? `${named} (a reference server too slow under the limit: recorded, not a failure)` : named);
+        notes.push(
+          referenceTooSlow ? `${named} (a reference server too slow under the limit: recorded, not a failure)` : named,
+        );
         if (!referenceTooSlow) ctx.fail(flood.label, named);
         return undefined;
       }
