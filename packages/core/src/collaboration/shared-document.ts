@@ -87,6 +87,19 @@ export class SharedDocument {
     }, origin);
   }
 
+  /** Clears every code cell's run state: `In [*]` back to its count, a pending input prompt gone. */
+  endStaleRuns(origin: unknown): void {
+    const nb = this.notebook;
+    if (!nb) return;
+    this.ydoc.transact(() => {
+      for (const cell of nb.cells) {
+        if (!(cell instanceof YCodeCell)) continue;
+        if (cell.executionState === 'running') cell.executionState = 'idle';
+        if (cell.ymodel.has('input_request')) cell.ymodel.delete('input_request');
+      }
+    }, origin);
+  }
+
   dispose(): void {
     this.model.dispose();
   }
