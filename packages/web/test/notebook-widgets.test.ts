@@ -168,18 +168,19 @@ describe.each(MODES)('Jupyter widgets (ipywidgets 8) with the JavaScript kernel,
     } finally {
       await other.close();
     }
-  });
+  }, 120_000);
 
   it('saves the widget state and shows it when the notebook is opened again without running', async () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+s');
+    await page.locator('.save-state[data-state=saved]').waitFor();
     type Saved = {
       version_major: number;
       state: Record<string, { model_name: string; state: Record<string, unknown> }>;
     };
     let state: Saved = { version_major: 0, state: {} };
     const byName = (name: string) => Object.values(state.state).filter((m) => m.model_name === name);
-    // The page was clean (a widget change alone does not dirty it): wait for the file itself.
+    // A widget change alone does not dirty the page: wait for the file itself.
     await expect
       .poll(async () => {
         const nb = JSON.parse(await fs.readFile(path.join(h.root, 'widgets.ipynb'), 'utf8'));
@@ -191,15 +192,17 @@ describe.each(MODES)('Jupyter widgets (ipywidgets 8) with the JavaScript kernel,
     expect(byName('IntProgressModel')[0]?.state.value).toBe(5);
 
     // A new kernel knows none of these widgets: what shows comes from the saved state.
-    const sessions = (await (await page.request.get(`${h.url}api/sessions`)).json()) as { id: string }[];
-    for (const s of sessions) await page.request.delete(`${h.url}api/sessions/${s.id}`);
+    const sessions = (await (await h.server.fetch('api/sessions')).json()) as { id: string }[];
+    for (const s of sessions)
+      expect((await h.server.fetch(`api/sessions/${s.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await (await h.server.fetch('api/kernels')).json()).toEqual([]);
     await page.reload();
     await page.waitForSelector('body[data-ready]');
     if (collaboration) {
       // The server's saves of the shared document are not signed: its outputs are untrusted, and a
       // saved (possibly foreign) widget state is drawn only once the user trusts the notebook.
       await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
-      expect(await cells().nth(1).locator('.output-text').textContent()).toMatch(/^IntSlider\(/);
+      await expect.poll(() => cells().nth(1).locator('.output-text').textContent()).toMatch(/^IntSlider\(/);
       await page.click('.trust-state');
       await page.click('dialog.modal button:has-text("Trust")');
       await page.locator('.trust-state[data-trusted=true]').waitFor();
