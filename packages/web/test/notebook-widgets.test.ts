@@ -21,6 +21,8 @@ describe.each(MODES)('Jupyter widgets (ipywidgets 8) with the JavaScript kernel,
   let h: Harness;
   let page: Page;
   const requested: string[] = [];
+  /** What the page printed about yjs (a type read before it is in a document, a second yjs). */
+  const yjsWarnings: string[] = [];
 
   const cells = (p: Page = page) => p.locator('.notebook-cells > .cell');
 
@@ -57,6 +59,9 @@ describe.each(MODES)('Jupyter widgets (ipywidgets 8) with the JavaScript kernel,
     );
     page = await h.newPage();
     page.on('request', (r) => requested.push(r.url()));
+    page.on('console', (m) => {
+      if (/yjs|Y\.Doc/i.test(m.text())) yjsWarnings.push(m.text());
+    });
   });
 
   afterAll(async () => {
@@ -216,5 +221,6 @@ describe.each(MODES)('Jupyter widgets (ipywidgets 8) with the JavaScript kernel,
     const bar = cells().nth(6).locator('.progress-bar');
     await expect.poll(() => bar.evaluate((el) => (el as HTMLElement).style.width)).toBe('50%');
     expect(h.pageErrors).toEqual([]);
+    expect(yjsWarnings).toEqual([]);
   });
 });
