@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
-import type { KernelSpecSource } from '../kernelspecs/source.js';
-import { type KernelSpecEntry, kernelNameToStart } from '../kernelspecs/spec.js';
+import { specToStart } from '../kernelspecs/source.js';
+import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { idleKernels } from './culling.js';
 import { Kernel } from './kernel.js';
 import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
@@ -156,15 +156,7 @@ export class KernelManager {
       const existing = this.#kernels.get(options.kernelId);
       if (existing) return { kernel: existing, ready: Promise.resolve() };
     }
-    const name = kernelNameToStart(options.name || (await this.#options.kernelspecs.defaultName()));
-    let spec: Awaited<ReturnType<KernelSpecSource['get']>>;
-    try {
-      spec = await this.#options.kernelspecs.get(name);
-    } catch (error) {
-      // A gateway that cannot be asked is not a missing kernelspec.
-      if (isNbserveError(error) && error.kind !== 'not-found') throw error;
-      throw notFound(`No such kernel named ${name}`);
-    }
+    const spec = await specToStart(this.#options.kernelspecs, options.name);
     const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
     // A pooled kernel, moved into `cwd`; a client-chosen id or an environment it cannot take starts afresh.
     const pooled =
