@@ -88,6 +88,7 @@ export class ContentsManager {
       store: this.store,
       listed: (name) => (this.allowHidden || !name.startsWith('.')) && !hidden(name),
       notary: this.#notary,
+      buffers: sharedSpareBuffer,
     });
     const capabilities = this.store.capabilities;
     this.#served = new ServedBytes(this.#reader, {

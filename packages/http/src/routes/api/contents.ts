@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import { badRequest, type ContentsModel, type ErrorReason, type SavePrecondition } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
@@ -112,7 +113,7 @@ async function get(c: Ctx, path: string): Promise<Response> {
     throw badRequest(issue.message, QUERY_REASON[key] ?? null);
   }
   const query = parsed.output;
-  const { model, json } = await c.get('services').contents.getSerialized(path, {
+  const { model, json, release } = await c.get('services').contents.getSerialized(path, {
     ...(query.type ? { type: query.type } : {}),
     ...(query.format ? { format: query.format } : {}),
     content: query.content !== '0',
@@ -125,7 +126,18 @@ async function get(c: Ctx, path: string): Promise<Response> {
   if (model.total !== undefined) headers['X-Total-Count'] = String(model.total);
   // Already JSON as UTF-8 (a cached notebook's content is spliced in), with the type c.json sets.
   headers['Content-Type'] = 'application/json';
+  if (release) releaseWhenSent(c, release);
   return c.body(json, 200, headers);
+}
+
+/**
+ * An answer in lent memory (see SerializedModel.release) is given back once the response is
+ * closed: written out to the socket, or aborted. Elsewhere than under @hono/node-server it is
+ * never given back (the memory is then simply collected).
+ */
+function releaseWhenSent(c: Ctx, release: () => void): void {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (outgoing instanceof ServerResponse) outgoing.once('close', release);
 }
 
 async function put(c: Ctx, path: string): Promise<Response> {
