@@ -1,4 +1,4 @@
-import { SpareBuffer } from '../util/spare-buffer.js';
+import { secondSpareBuffer } from '../util/spare-buffer.js';
 import type { ContentsModel, GetOptions, SerializedModel } from './model.js';
 import { baseModel, type ModelReader } from './model-reader.js';
 import { compactJsonBytes } from './nbformat/compact-json.js';
@@ -42,7 +42,7 @@ export class ServedBytes {
   /** Big notebooks served once without keeping their JSON: path -> the stat they had. */
   readonly #openedOnce = new Map<string, string>();
   /** The memory such an answer is written into, lent until it is sent (see SerializedModel.release). */
-  readonly #answers = new SpareBuffer({ headroom: 0.25 });
+  readonly #answers = secondSpareBuffer;
 
   constructor(reader: ModelReader, options: ServedBytesOptions) {
     this.#reader = reader;

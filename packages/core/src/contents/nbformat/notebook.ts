@@ -134,8 +134,10 @@ function unreadable(path: string, e: unknown): Error {
 
 /**
  * Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline.
- * With `buffers`, into its spare buffer when that is big enough (see sortedJsonBytes).
+ * With `buffers`, into its spare buffer when that is big enough (see sortedJsonBytes); with `raw`,
+ * a notebook from parseJsonBytes, its markers written as the bytes they stand for.
  */
-export function serializeNotebook(nb: Json, buffers?: SpareBuffer): Buffer {
-  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n', buffers);
+export function serializeNotebook(nb: Json, buffers?: SpareBuffer, raw?: RawStrings): Buffer {
+  // (a marker of `raw` is never split: the string it stands for holds no line break)
+  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n', buffers, raw);
 }

@@ -126,3 +126,27 @@ function noControl(bytes: Buffer, from: number, to: number): boolean {
   }
   return true;
 }
+
+/**
+ * `value` with every marker of `raw` replaced by the string it stands for (a copy where anything
+ * changes), for where a value from parseJsonBytes is used as more than a string to check or copy.
+ */
+export function materialize(value: unknown, raw: (value: string) => Uint8Array | undefined): unknown {
+  if (typeof value === 'string') {
+    const bytes = value.charCodeAt(0) === 0 ? raw(value) : undefined;
+    return bytes === undefined ? value : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => materialize(item, raw));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // (a "__proto__" key is defined as an own property, as JSON.parse defines it)
+    Object.defineProperty(out, key, {
+      value: materialize((value as Record<string, unknown>)[key], raw),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
