@@ -116,6 +116,13 @@ export class CollaborationManager {
     await this.fileIds.deleted(normalizeApiPath(gone));
   }
 
+  /** `POST /api/contents/<path>/trust` signed the file: its open room trusts every cell too. */
+  async trusted(rawPath: string): Promise<void> {
+    const fileId = this.fileIds.getId(normalizeApiPath(rawPath));
+    const room = fileId === undefined ? undefined : this.#rooms.get(`json:notebook:${fileId}`);
+    (await room?.catch(() => undefined))?.trustAll();
+  }
+
   /** Saves every document and closes every room. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -159,6 +166,7 @@ export class CollaborationManager {
     // A new room has no runs (a run holds its room open): a running mark or an input prompt in
     // the log was left by a server that stopped mid-run.
     document.endStaleRuns(SERVER_ORIGIN);
+    let exact = true; // the document equals the file
     if (records === 0 || document.empty) {
       if (records === 0) log.compact(new Uint8Array([0, 0])); // an empty update: the log starts here
       document.setContent(disk.content, DISK_ORIGIN);
@@ -166,8 +174,10 @@ export class CollaborationManager {
       // Changed on disk while no room had it open: the file wins (docs/collaboration.md).
       document.setContent(disk.content, DISK_ORIGIN);
     } else if (JSON.stringify(document.content()) !== JSON.stringify(disk.content)) {
+      exact = false;
       room.markDirty(); // edits logged but not saved before the server stopped
     }
+    room.trust?.fromFile(disk.content, exact);
     await file.remember(disk.hash);
     return room;
   }

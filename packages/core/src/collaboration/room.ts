@@ -2,6 +2,7 @@ import * as decoding from 'lib0/decoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { NbserveError } from '../errors.js';
+import { CellTrust } from './cell-trust.js';
 import type { DocumentFile } from './document-file.js';
 import {
   awarenessMessage,
@@ -59,6 +60,8 @@ export class Room {
   readonly id: string;
   readonly document: SharedDocument;
   readonly awareness: awarenessProtocol.Awareness;
+  /** The notebook's per-cell trust, marked on every save (undefined for a text file). */
+  readonly trust: CellTrust | undefined;
   readonly #options: RoomOptions;
   readonly #clients = new Map<RoomClient, Set<number>>();
   #holds = 0;
@@ -79,6 +82,10 @@ export class Room {
     this.awareness = new awarenessProtocol.Awareness(doc);
     this.awareness.setLocalState(null); // the server is no participant
     doc.on('update', (update: Uint8Array, origin: unknown) => this.#onUpdate(update, origin));
+    const trust = (this.trust = this.document.notebook && new CellTrust(this.document.notebook));
+    doc.on('afterTransaction', (tr: Y.Transaction) =>
+      trust?.observe(tr, tr.origin === SERVER_ORIGIN ? 'server' : tr.origin === DISK_ORIGIN ? 'disk' : 'client'),
+    );
     this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.#onAwareness(change, origin));
     if (options.pollMs > 0) {
       this.#pollTimer = setInterval(() => void this.#poll(), options.pollMs);
@@ -296,6 +303,14 @@ export class Room {
     return this.#clients.size === 0 && this.#holds === 0;
   }
 
+  /**
+   * "Trust notebook" (the file was just signed): every cell is trusted from now on. Saved again
+   * when that changed something: unsaved edits, or a save that slipped in after the signing.
+   */
+  trustAll(): void {
+    if (this.trust?.trustAll()) this.markDirty();
+  }
+
   /** The document differs from the file (edits logged before a crash): save it soon. */
   markDirty(): void {
     this.#dirty = true;
@@ -314,7 +329,8 @@ export class Room {
     if (path === undefined) return;
     this.#dirty = false;
     try {
-      const { changed, message } = await this.#options.file.save(path, this.document.content());
+      const content = this.document.content();
+      const { changed, message } = await this.#options.file.save(path, this.trust?.mark(content) ?? content);
       if (changed) await this.#reloadFromDisk(path);
       else if (message !== null) this.#options.warn(`Saved ${path}, not valid nbformat: ${message}`);
       this.#compactIfLarge();
@@ -329,6 +345,7 @@ export class Room {
   async #reloadFromDisk(path: string): Promise<void> {
     const { content, hash } = await this.#options.file.load(path);
     this.document.setContent(content, DISK_ORIGIN);
+    this.trust?.fromFile(content, true);
     this.#dirty = false;
     clearTimeout(this.#saveTimer);
     await this.#options.file.remember(hash);

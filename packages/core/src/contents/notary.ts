@@ -56,10 +56,13 @@ export function allCellsTrusted(nb: Json): boolean {
     if (!isObject(cell) || cell.cell_type !== 'code') return true;
     if (isObject(cell.metadata) && cell.metadata.trusted === true) return true;
     const outputs = Array.isArray(cell.outputs) ? cell.outputs : [];
-    return outputs.every(
-      (o: unknown) => !isObject(o) || (o.output_type !== 'execute_result' && o.output_type !== 'display_data'),
-    );
+    return outputs.every((o: unknown) => !isObject(o) || !outputNeedsTrust(o.output_type));
   });
+}
+
+/** nbformat's unsafe output types: rich data (HTML, JavaScript, widget views) shown only when trusted. */
+export function outputNeedsTrust(outputType: unknown): boolean {
+  return outputType === 'execute_result' || outputType === 'display_data';
 }
 
 /** nbformat's `mark_cells`: every code cell gets `metadata.trusted` (copies only the code cells). */

@@ -34,12 +34,13 @@ export async function collaborationOf(c: Ctx): Promise<CollaborationServices | u
  * `{format, type}`: the file's id (201 when it was just indexed, else 200) and this server's
  * session id, which the client then names in the room WebSocket; and jupyter_server_fileid's
  * `GET /api/fileid/id?path=` and `GET /api/fileid/path?id=`. Renames through the contents API
- * keep ids and deletes forget them (a middleware around `PATCH` and `DELETE /api/contents/…`). With collaboration off every route is a 404.
+ * keep ids and deletes forget them, and trusting a notebook trusts its open document (a middleware around `PATCH`, `DELETE` and `POST …/trust` of `/api/contents/…`). With collaboration off every route is a 404.
  */
 export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
   app.use('/api/contents/*', async (c, next) => {
     const method = c.req.method;
-    const collaboration = method === 'PATCH' || method === 'DELETE' ? await collaborationOf(c) : undefined;
+    const trust = method === 'POST' && c.req.path.endsWith('/trust');
+    const collaboration = method === 'PATCH' || method === 'DELETE' || trust ? await collaborationOf(c) : undefined;
     if (!collaboration) return next();
     let from: string;
     try {
@@ -48,6 +49,10 @@ export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
       return next(); // the contents route answers the 400
     }
     await next();
+    if (trust) {
+      if (c.res.status === 201) await collaboration.documents.trusted(from.replace(/\/trust$/, ''));
+      return;
+    }
     if (method === 'DELETE') {
       if (c.res.status === 204) await collaboration.documents.deleted(from);
       return;
