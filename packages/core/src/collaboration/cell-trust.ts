@@ -35,7 +35,8 @@ export class CellTrust {
     const signed = cells.some((cell) => cell.cell_type === 'code' && isObject(cell.metadata) && cell.metadata.trusted);
     const fileOutputs = new Map<string, string>();
     if (signed && !exact) {
-      for (const cell of cells) if (typeof cell.id === 'string') fileOutputs.set(cell.id, canonical(cell.outputs ?? []));
+      for (const cell of cells)
+        if (typeof cell.id === 'string') fileOutputs.set(cell.id, canonical(cell.outputs ?? []));
     }
     for (const map of this.#cells) {
       const trusted =
@@ -108,6 +109,10 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string')) return v.join('');
     if (!isObject(v)) return v;
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, v[k]]),
+    );
   });
 }

@@ -82,7 +82,9 @@ export class Room {
     this.awareness = new awarenessProtocol.Awareness(doc);
     this.awareness.setLocalState(null); // the server is no participant
     doc.on('update', (update: Uint8Array, origin: unknown) => this.#onUpdate(update, origin));
-    const trust = (this.trust = this.document.notebook && new CellTrust(this.document.notebook));
+    const notebook = this.document.notebook;
+    const trust = notebook ? new CellTrust(notebook) : undefined;
+    this.trust = trust;
     doc.on('afterTransaction', (tr: Y.Transaction) =>
       trust?.observe(tr, tr.origin === SERVER_ORIGIN ? 'server' : tr.origin === DISK_ORIGIN ? 'disk' : 'client'),
     );
