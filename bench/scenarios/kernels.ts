@@ -207,7 +207,8 @@ export const manyKernelsScenario: Scenario = {
                 for (let attempt = 1; ; attempt++) {
                   const ws = await WsKernelClient.connect(server.origin, server.token, model.id);
                   try {
-                    await ws.kernelInfo(120_000);
+                    // one request per connection, as JupyterLab sends (see kernelInfoOnce)
+                    await ws.kernelInfoOnce(120_000);
                     return model.id;
                   } catch (error) {
                     if (ws.isOpen || attempt === 3) throw error;
@@ -274,6 +275,7 @@ export const manyKernelsScenario: Scenario = {
       targets: [{ kind: 'margin', against: 'jupyter_server', bound: 0.1, text: '≤ jupyter_server + 0.1 MB' }],
       notes: [
         "(RSS with the kernels - RSS with one warm-up kernel) / count; kernels' own processes are not counted",
+        'each client sends one kernel_info_request per WebSocket, as JupyterLab does; what a kernel costs: docs/benchmarks.md',
         `per round: ${ctx
           .serverKinds()
           .map((k) => `${k} ${(samples.idle[k] ?? []).map((v) => v.toFixed(2)).join(', ')} MB`)
