@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './young-generation.js';
 import { ignoreBrokenOutput } from './logger.js';
 import { runCli } from './run.js';
 
