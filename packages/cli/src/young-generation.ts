@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * Imported first by the bin (before the modules whose loading would grow it already).
+ * Imported first by the bin, so that it applies from the bin's first line on.
  *
  * Keeps V8's young generation at its initial size (1 MiB per semi-space) in the server process.
  * V8 doubles it, up to 16 MiB per semi-space on 64-bit, whenever many objects survive a scavenge
@@ -12,10 +12,8 @@ import { setFlagsFromString } from 'node:v8';
  * setting it at run time works. The cost is more, smaller scavenges in allocation-heavy work
  * (docs/benchmarks.md has the figures). `NBSERVE_YOUNG_GENERATION=grow` keeps V8's default.
  */
-export function boundYoungGeneration(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.NBSERVE_YOUNG_GENERATION === 'grow') return false;
-  setFlagsFromString('--semi-space-growth-factor=1');
-  return true;
+export function boundYoungGeneration(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NBSERVE_YOUNG_GENERATION !== 'grow') setFlagsFromString('--semi-space-growth-factor=1');
 }
 
 boundYoungGeneration();
