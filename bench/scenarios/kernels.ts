@@ -287,7 +287,7 @@ export const manyKernelsScenario: Scenario = {
       metric: `server RSS per kernel, ${soonMs / 1000} s after the start (median of ${rounds} rounds)`,
       unit: 'MB',
       values: perKernelSoon,
-      notes: ["nbserve's bin keeps V8's young generation at 1 MiB per semi-space, so a start burst does not leave it grown"],
+      notes: ["right after a burst V8's young generation may still be grown (docs/benchmarks.md)"],
     });
   },
 };

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import './young-generation.js';
 import { ignoreBrokenOutput } from './logger.js';
 import { runCli } from './run.js';
 
