@@ -76,8 +76,12 @@ export class WsKernelClient implements KernelClient {
   async kernelInfoOnce(timeoutMs = 60_000): Promise<void> {
     let off = () => {};
     let timer: NodeJS.Timeout | undefined;
+    let closed = () => {};
     try {
       await new Promise<void>((resolve, reject) => {
+        // a socket the server closes gets no answer: fail at once, so the caller can reconnect
+        closed = () => reject(new Error('the server closed the WebSocket before kernel_info_reply'));
+        this.socket.once('close', closed);
         let id = '';
         const replies = new Set<string>();
         let iopubSeen = false;
@@ -98,6 +102,7 @@ export class WsKernelClient implements KernelClient {
     } finally {
       clearTimeout(timer);
       off();
+      this.socket.off('close', closed);
     }
   }
 
