@@ -45,6 +45,11 @@ export interface SerializedModel {
   model: ContentsModel;
   /** Exactly the UTF-8 bytes of `JSON.stringify` of the full model. */
   json: Uint8Array<ArrayBuffer>;
+  /**
+   * Set when `json` is in memory lent for this answer: call it once `json` is written out (or
+   * will never be), and not before; not calling it only costs the reuse of that memory.
+   */
+  release?: () => void;
 }
 
 /** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */
