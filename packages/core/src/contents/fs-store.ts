@@ -103,6 +103,16 @@ export class FileSystemStore implements ContentsStore {
     return out;
   }
 
+  async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {
+    const dir = await this.#resolveExisting(path).catch(() => null);
+    if (dir === null) return names.map(() => null);
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    return this.#meta.statMany(
+      names.map((name) => prefix + name),
+      (raw) => this.#toStat(raw),
+    );
+  }
+
   async read(path: string): Promise<Uint8Array> {
     const real = await this.#requireExisting(path);
     try {

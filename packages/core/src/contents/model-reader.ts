@@ -1,5 +1,5 @@
 import { decodeFileContent, setHash } from './file-content.js';
-import { type ListedEntry, listingJsonChunks } from './listing-json.js';
+import { type ListedEntry, ListingWriter } from './listing-json.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
 import { decodeNotebookBytes, readNotebook, readNotebookText } from './nbformat/notebook.js';
@@ -9,6 +9,24 @@ import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
 const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
+/** Listings of at least this many entries are streamed (see ListingJson). */
+const STREAM_FROM = 4096;
+/** Entries stat'ed and written per part of a streamed listing (about 300 KB of JSON). */
+const STREAM_BATCH = 1024;
+
+/**
+ * A directory's children as the JSON array of their models, in UTF-8: whole, or for a big
+ * directory a function giving it in parts (each call stats the entries afresh as it goes, so
+ * 100,000 entries never have their stats, models or JSON in memory at once).
+ */
+export type ListingJson = Uint8Array<ArrayBuffer> | (() => AsyncGenerator<Uint8Array<ArrayBuffer>>);
+
+/** A listed child before its stat: its type as the directory entry gives it, and its sort key. */
+interface SortedName {
+  name: string;
+  type: ContentType;
+  key: string;
+}
 
 /** A model without content: every field a GET has, in Jupyter's order; the one shape of a model. */
 export function baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
@@ -193,9 +211,67 @@ export class ModelReader {
     }
   }
 
-  /** The JSON of the listed children in text chunks: joined, exactly `JSON.stringify` of `children(path)`. */
-  async childrenJson(path: string): Promise<string[]> {
-    return listingJsonChunks(path, await this.#sortedEntries(path));
+  /**
+   * The JSON of the listed children: exactly `JSON.stringify` of `children(path)`, except that a
+   * child gone between the readdir and its stat is left out silently. A directory that cannot be
+   * read throws here, before any byte.
+   */
+  async childrenJson(path: string): Promise<ListingJson> {
+    const names = await this.#sortedNames(path);
+    if (names === null) {
+      const writer = new ListingWriter(path);
+      writer.open();
+      for (const { name, type, stat } of await this.#sortedEntries(path)) writer.entry(name, type, stat);
+      writer.close();
+      return writer.take();
+    }
+    if (names.length < STREAM_FROM) {
+      const writer = new ListingWriter(path, 512 + 300 * names.length);
+      writer.open();
+      await this.#writeEntries(writer, path, names);
+      writer.close();
+      return writer.take();
+    }
+    return () => this.#streamJson(path, names);
+  }
+
+  async *#streamJson(path: string, names: readonly SortedName[]): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+    const writer = new ListingWriter(path, 512 + 300 * STREAM_BATCH);
+    writer.open();
+    for (let start = 0; start < names.length; start += STREAM_BATCH) {
+      await this.#writeEntries(writer, path, names.slice(start, start + STREAM_BATCH));
+      if (start + STREAM_BATCH >= names.length) writer.close();
+      yield writer.take();
+    }
+  }
+
+  /** Stats `names` and writes those still there. */
+  async #writeEntries(writer: ListingWriter, path: string, names: readonly SortedName[]): Promise<void> {
+    const stats = await this.#statChildren(path, names);
+    names.forEach(({ name }, i) => {
+      const stat = stats[i];
+      if (stat) writer.entry(name, typeOf(name, stat.kind), stat);
+    });
+  }
+
+  #statChildren(path: string, names: readonly SortedName[]): Promise<(StoreStat | null)[]> {
+    if (this.#store.statChildren) {
+      return this.#store.statChildren(
+        path,
+        names.map((n) => n.name),
+      );
+    }
+    return Promise.all(names.map(({ name }) => this.#store.stat(joinPath(path, name))));
+  }
+
+  /** The listed children's names, sorted as the listing is, before any stat; `null` if the store cannot. */
+  async #sortedNames(path: string): Promise<SortedName[] | null> {
+    if (!this.#store.listKinds) return null;
+    const names: SortedName[] = [];
+    for (const { name, kind } of await this.#store.listKinds(path)) {
+      if (this.#listed(name)) names.push({ name, type: typeOf(name, kind), key: name.toLowerCase() });
+    }
+    return names.sort(byKindThenName);
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -214,17 +290,13 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    if (!this.#store.listKinds) {
+    const kinds = await this.#sortedNames(path);
+    if (kinds === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
     }
-    const kinds: { name: string; type: ContentType; key: string }[] = [];
-    for (const { name, kind } of await this.#store.listKinds(path)) {
-      if (this.#listed(name)) kinds.push({ name, type: typeOf(name, kind), key: name.toLowerCase() });
-    }
-    kinds.sort(byKindThenName);
     const slice = kinds.slice(page.offset, page.offset + page.limit);
-    const stats = await Promise.all(slice.map(({ name }) => this.#store.stat(joinPath(path, name))));
+    const stats = await this.#statChildren(path, slice);
     const entries: ListedEntry[] = [];
     slice.forEach(({ name }, i) => {
       const stat = stats[i];

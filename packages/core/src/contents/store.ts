@@ -57,6 +57,12 @@ export interface ContentsStore {
    * own entries. Without it a page is cut from `list`.
    */
   listKinds?(path: string): Promise<{ name: string; kind: 'file' | 'directory' }[]>;
+  /**
+   * Optional, with `listKinds`: stats of some children of a directory (`names` as `listKinds`
+   * gave them), `null` for one that is gone or unreadable; all `null` when the directory is.
+   * Without it each child is `stat`ed by its path.
+   */
+  statChildren?(path: string, names: readonly string[]): Promise<(StoreStat | null)[]>;
   read(path: string): Promise<Uint8Array>;
   /**
    * The file's bytes as a stream, for serving large files without buffering them; `range`
