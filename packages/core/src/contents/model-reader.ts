@@ -21,12 +21,6 @@ const STREAM_BATCH = 1024;
  */
 export type ListingJson = Uint8Array<ArrayBuffer> | (() => AsyncGenerator<Uint8Array<ArrayBuffer>>);
 
-/** A listed child before its stat: its type as the directory entry gives it, and its sort key. */
-interface SortedName {
-  name: string;
-  type: ContentType;
-  key: string;
-}
 
 /** A model without content: every field a GET has, in Jupyter's order; the one shape of a model. */
 export function baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
@@ -235,7 +229,7 @@ export class ModelReader {
     return () => this.#streamJson(path, names);
   }
 
-  async *#streamJson(path: string, names: readonly SortedName[]): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+  async *#streamJson(path: string, names: readonly string[]): AsyncGenerator<Uint8Array<ArrayBuffer>> {
     const writer = new ListingWriter(path, 512 + 300 * STREAM_BATCH);
     writer.open();
     for (let start = 0; start < names.length; start += STREAM_BATCH) {
@@ -246,32 +240,34 @@ export class ModelReader {
   }
 
   /** Stats `names` and writes those still there. */
-  async #writeEntries(writer: ListingWriter, path: string, names: readonly SortedName[]): Promise<void> {
+  async #writeEntries(writer: ListingWriter, path: string, names: readonly string[]): Promise<void> {
     const stats = await this.#statChildren(path, names);
-    names.forEach(({ name }, i) => {
+    names.forEach((name, i) => {
       const stat = stats[i];
       if (stat) writer.entry(name, typeOf(name, stat.kind), stat);
     });
   }
 
-  #statChildren(path: string, names: readonly SortedName[]): Promise<(StoreStat | null)[]> {
+  #statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {
     if (this.#store.statChildren) {
-      return this.#store.statChildren(
-        path,
-        names.map((n) => n.name),
-      );
+      return this.#store.statChildren(path, names);
     }
-    return Promise.all(names.map(({ name }) => this.#store.stat(joinPath(path, name))));
+    return Promise.all(names.map((name) => this.#store.stat(joinPath(path, name))));
   }
 
-  /** The listed children's names, sorted as the listing is, before any stat; `null` if the store cannot. */
-  async #sortedNames(path: string): Promise<SortedName[] | null> {
+  /**
+   * The listed children's names, sorted as the listing is, before any stat (just the names: a
+   * 100,000-entry directory leaves nothing else behind); `null` if the store cannot.
+   */
+  async #sortedNames(path: string): Promise<string[] | null> {
     if (!this.#store.listKinds) return null;
-    const names: SortedName[] = [];
-    for (const { name, kind } of await this.#store.listKinds(path)) {
-      if (this.#listed(name)) names.push({ name, type: typeOf(name, kind), key: name.toLowerCase() });
+    const { files, directories } = await this.#store.listKinds(path);
+    const notebooks: string[] = [];
+    const others: string[] = [];
+    for (const name of files) {
+      if (this.#listed(name)) (name.endsWith('.ipynb') ? notebooks : others).push(name);
     }
-    return names.sort(byKindThenName);
+    return [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)];
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -290,20 +286,20 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    const kinds = await this.#sortedNames(path);
-    if (kinds === null) {
+    const names = await this.#sortedNames(path);
+    if (names === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
     }
-    const slice = kinds.slice(page.offset, page.offset + page.limit);
+    const slice = names.slice(page.offset, page.offset + page.limit);
     const stats = await this.#statChildren(path, slice);
     const entries: ListedEntry[] = [];
-    slice.forEach(({ name }, i) => {
+    slice.forEach((name, i) => {
       const stat = stats[i];
       // an entry gone since the readdir is left out of its page (the total counted it)
       if (stat) entries.push({ name, type: typeOf(name, stat.kind), stat });
     });
-    return { entries, total: kinds.length };
+    return { entries, total: names.length };
   }
 
   async #sortedEntries(path: string): Promise<ListedEntry[]> {
@@ -319,6 +315,18 @@ export class ModelReader {
 
 function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
   return kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
+}
+
+/** Names in case-insensitive order (as byKindThenName within a kind), each lowercased once. */
+function byName(names: readonly string[]): string[] {
+  const keys = names.map((name) => name.toLowerCase());
+  const order = new Uint32Array(names.length).map((_, i) => i);
+  order.sort((a, b) => {
+    const ka = keys[a] as string;
+    const kb = keys[b] as string;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+  return Array.from(order, (i) => names[i] as string);
 }
 
 /** Case-insensitive within each kind (IPython 3 order). */
