@@ -90,8 +90,7 @@ export class FileSystemStore implements ContentsStore {
     for (const name of symlinks) {
       // only links are resolved here: where they end decides whether and as what they are listed
       const real = await this.#meta.realpath(prefix + name).catch(() => null);
-      const stat =
-        real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
+      const stat = real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
       const kind = stat ? this.#toStat(stat)?.kind : undefined;
       if (kind === 'file') files.push(name);
       else if (kind === 'directory') directories.push(name);

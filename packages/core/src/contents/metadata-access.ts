@@ -1,4 +1,13 @@
-import { type Dir, type Dirent, lstatSync, opendirSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
+import {
+  type Dir,
+  type Dirent,
+  lstatSync,
+  opendirSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import * as fs from 'node:fs/promises';
 
 /** statfs(2) magic numbers of file systems whose metadata calls may go over a network. */

@@ -21,7 +21,6 @@ const STREAM_BATCH = 1024;
  */
 export type ListingJson = Uint8Array<ArrayBuffer> | (() => AsyncGenerator<Uint8Array<ArrayBuffer>>);
 
-
 /** A model without content: every field a GET has, in Jupyter's order; the one shape of a model. */
 export function baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
   return {
