@@ -29,6 +29,9 @@ export class ListingWriter {
   #count = 0;
   /** `"dir/` (or `"` at the root): JSON escapes each character on its own, so escaped parts concatenate. */
   readonly #pathPrefix: string;
+  /** The epoch second `#secondText` (`YYYY-MM-DDTHH:MM:SS`) is of. */
+  #second = Number.NaN;
+  #secondText = '';
 
   constructor(dir: string, capacity = 64 * 1024) {
     this.#buf = Buffer.allocUnsafe(capacity);
@@ -65,11 +68,13 @@ export class ListingWriter {
     this.#ascii(',"type":"');
     this.#ascii(type);
     this.#ascii(stat.writable ? '","writable":true,"created":"' : '","writable":false,"created":"');
-    this.#ascii(isoTimestamp(stat.createdMs));
+    this.#timestamp(stat.createdMs);
     this.#ascii('","last_modified":"');
-    this.#ascii(isoTimestamp(stat.mtimeMs));
+    this.#timestamp(stat.mtimeMs);
     this.#ascii('","size":');
-    this.#ascii(type === 'directory' ? 'null' : JSON.stringify(stat.size));
+    if (type === 'directory') this.#ascii('null');
+    else if (Number.isSafeInteger(stat.size) && stat.size >= 0) this.#digits(stat.size);
+    else this.#ascii(JSON.stringify(stat.size));
     this.#ascii(',"mimetype":');
     if (mimetype === null) this.#ascii('null');
     else this.#text(JSON.stringify(mimetype));
@@ -94,6 +99,45 @@ export class ListingWriter {
     const bigger = Buffer.allocUnsafe(Math.max(2 * this.#buf.byteLength, this.#at + bytes));
     this.#buf.copy(bigger, 0, 0, this.#at);
     this.#buf = bigger;
+  }
+
+  /**
+   * `isoTimestamp(epochMs)` written as digits: the part up to the second is formatted once per
+   * second (files made together share it), the microseconds without a string.
+   */
+  #timestamp(epochMs: number): void {
+    const micros = Math.floor(epochMs * 1000);
+    const second = Math.floor(micros / 1_000_000);
+    if (!(epochMs >= 0 && Number.isSafeInteger(micros))) {
+      this.#ascii(isoTimestamp(epochMs));
+      return;
+    }
+    if (second !== this.#second) {
+      this.#secondText = isoTimestamp(second * 1000).slice(0, 19);
+      this.#second = second;
+    }
+    this.#ascii(this.#secondText);
+    this.#buf[this.#at++] = 0x2e; // .
+    this.#fixedDigits(micros - second * 1_000_000, 6);
+    this.#buf[this.#at++] = 0x5a; // Z
+  }
+
+  /** A non-negative safe integer in decimal, as JSON.stringify writes it. */
+  #digits(value: number): void {
+    let width = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) width++;
+    this.#fixedDigits(value, width);
+  }
+
+  /** `value` in decimal, zero-padded to `width` digits. */
+  #fixedDigits(value: number, width: number): void {
+    const buf = this.#buf;
+    let rest = value;
+    for (let i = this.#at + width - 1; i >= this.#at; i--) {
+      buf[i] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    }
+    this.#at += width;
   }
 
   /** A string known to be ASCII: one byte per character, no encoder call. */
