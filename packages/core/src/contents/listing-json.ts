@@ -12,6 +12,7 @@ export interface ListedEntry {
 
 /** Room for one entry besides its name and mimetype: the fixed fields, two timestamps, a size. */
 const ENTRY_BYTES = 320;
+const NO_BYTES = Buffer.alloc(0);
 const TAIL = ',"content":null,"format":null,"hash":null,"hash_algorithm":null}';
 
 /**
@@ -33,8 +34,12 @@ export class ListingWriter {
   #second = Number.NaN;
   #secondText = '';
 
+  /** Bytes a new buffer starts with. */
+  readonly #capacity: number;
+
   constructor(dir: string, capacity = 64 * 1024) {
-    this.#buf = Buffer.allocUnsafe(capacity);
+    this.#capacity = capacity;
+    this.#buf = NO_BYTES;
     this.#pathPrefix = dir === '' ? '"' : `${JSON.stringify(dir).slice(0, -1)}/`;
   }
 
@@ -81,22 +86,17 @@ export class ListingWriter {
     this.#ascii(TAIL);
   }
 
-  /** Entries written so far (closed or not). */
-  get count(): number {
-    return this.#count;
-  }
-
-  /** The bytes written since the last `take`; the writer goes on in a new buffer of the same size. */
+  /** The bytes written since the last `take`; the writer goes on in a new buffer, made when needed. */
   take(): Uint8Array<ArrayBuffer> {
     const out = this.#buf.subarray(0, this.#at);
-    this.#buf = Buffer.allocUnsafe(this.#buf.byteLength);
+    this.#buf = NO_BYTES;
     this.#at = 0;
     return new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
   }
 
   #ensure(bytes: number): void {
     if (this.#at + bytes <= this.#buf.byteLength) return;
-    const bigger = Buffer.allocUnsafe(Math.max(2 * this.#buf.byteLength, this.#at + bytes));
+    const bigger = Buffer.allocUnsafe(Math.max(this.#capacity, 2 * this.#buf.byteLength, this.#at + bytes));
     this.#buf.copy(bigger, 0, 0, this.#at);
     this.#buf = bigger;
   }
