@@ -72,10 +72,16 @@ async function measureFloods(ctx: BenchContext, floods: Flood[], targets: { jupy
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const named = who === 'floor' ? `floor: ${message}` : message;
-        notes.push(named);
-        ctx.fail(flood.label, named);
         const timeout = error instanceof Error && error.cause instanceof FanOutTimeout ? error.cause : error;
         if (timeout instanceof FanOutTimeout) delivered[who] = Math.min(...timeout.delivered);
+        // A reference too slow to finish under the time limit is a finding about it (its
+        // delivered row shows how far it got), not a failure of the run; nbserve and the floor
+        // must finish.
+        const referenceTooSlow = timeout instanceof FanOutTimeout && who !== 'nbserve' && who !== 'floor';
+        notes.push(
+          referenceTooSlow ? `${named} (a reference server too slow under the limit: recorded, not a failure)` : named,
+        );
+        if (!referenceTooSlow) ctx.fail(flood.label, named);
         return undefined;
       }
     };

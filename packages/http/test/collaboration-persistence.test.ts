@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { YCodeCell } from '@jupyter/ydoc';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type CollabClient,
@@ -57,6 +58,29 @@ describe('collaboration: persistence and the file on disk', () => {
     await waitFor(() => source(fresh) === '# back\na = 1\nb = 2', { what: 'the old client heard' });
     expect(fresh.model.cells).toHaveLength(1);
     expect(again.model.cells).toHaveLength(1);
+  }, 90_000);
+
+  it('a run cut short by a server stop leaves no `In [*]` and no input prompt in the reopened document', async () => {
+    const first = await start({}, { saveDelayMs: 600_000 });
+    await fs.writeFile(path.join(first.root, 'nb.ipynb'), JSON.stringify(v4Notebook([v4CodeCell('input()')])));
+    const a = await open(first, 'nb.ipynb');
+    const b = await open(first, 'nb.ipynb');
+    // What the server writes while a run waits in input(); a crash would leave it in the log.
+    const cell = a.model.getCell(0) as YCodeCell;
+    a.model.transact(() => {
+      cell.executionState = 'running';
+      cell.ymodel.set('input_request', { request_id: 'r1', kernel_id: 'k1', prompt: '?', password: false });
+    });
+    await waitFor(() => b.model.getCell(0).ymodel.has('input_request'), { what: 'relay' });
+    a.close();
+    b.close();
+    await first.stop();
+    const second = await start({ root: first.root, dataDir: path.join(first.dir, 'data') });
+    const fresh = await open(second, 'nb.ipynb');
+    const reopened = fresh.model.getCell(0) as YCodeCell;
+    expect(reopened.getSource()).toBe('input()');
+    expect(reopened.executionState).toBe('idle');
+    expect(reopened.ymodel.has('input_request')).toBe(false);
   }, 90_000);
 
   it('a change on disk wins and reaches every client; a rename through the contents API keeps the file id, a delete closes the room', async () => {

@@ -81,4 +81,20 @@ describe('live documents: y-websocket providers on @jupyter/ydoc notebooks', () 
     const c = await open();
     expect(c.model.toJSON()).toEqual(a.model.toJSON());
   });
+
+  it('an empty notebook opened by two clients at once shows one blank cell to both', async () => {
+    await fs.writeFile(path.join(server.root, 'empty.ipynb'), JSON.stringify(v4Notebook([])));
+    const [a, b] = await Promise.all(
+      [0, 1].map(async () => {
+        const client = await openCollabClient(server.url, 'empty.ipynb');
+        clients.push(client);
+        return client;
+      }),
+    );
+    for (const client of [a, b]) {
+      const cells = client?.model.toJSON().cells ?? [];
+      expect(cells.map((cell) => [cell.cell_type, cell.source, cell.outputs])).toEqual([['code', '', []]]);
+    }
+    expect(a?.model.getCell(0).id).toBe(b?.model.getCell(0).id);
+  });
 });

@@ -8,6 +8,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { openCollabClient } from '../../../testing/collaboration.js';
+import { v4Notebook } from '../../../testing/notebooks.js';
 import { Scrape, scrape } from '../../../testing/prometheus.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { renderExposition } from '../src/metrics/exposition.js';
@@ -167,6 +169,19 @@ describe('GET /metrics', () => {
     } finally {
       metrics.countTerminals = undefined;
     }
+  });
+
+  it("counts a shared document's WebSockets while they are open", async () => {
+    await fs.writeFile(path.join(s.root, 'shared.ipynb'), JSON.stringify(v4Notebook([])));
+    const client = await openCollabClient(s.url, 'shared.ipynb');
+    try {
+      expect((await scrape(s.fetch)).value('nbserve_open_websockets', { kind: 'collaboration' })).toBe(1);
+    } finally {
+      client.close();
+    }
+    await eventually(async () => {
+      expect((await scrape(s.fetch)).value('nbserve_open_websockets', { kind: 'collaboration' })).toBe(0);
+    });
   });
 
   it('a scrape is not activity: the last-activity time stays put', async () => {

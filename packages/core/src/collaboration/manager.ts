@@ -7,7 +7,7 @@ import { badRequest, notFound } from '../errors.js';
 import { DocumentFile } from './document-file.js';
 import { FileIdIndex } from './file-ids.js';
 import { CLOSE } from './protocol.js';
-import { DISK_ORIGIN, Room, type RoomLimits } from './room.js';
+import { DISK_ORIGIN, Room, type RoomLimits, SERVER_ORIGIN } from './room.js';
 import { type DocumentKind, documentKind, SharedDocument } from './shared-document.js';
 import { UpdateLog } from './update-log.js';
 
@@ -156,6 +156,9 @@ export class CollaborationManager {
       path: pathNow,
       onIdle: (r) => this.#onIdle(id, r),
     });
+    // A new room has no runs (a run holds its room open): a running mark or an input prompt in
+    // the log was left by a server that stopped mid-run.
+    document.endStaleRuns(SERVER_ORIGIN);
     if (records === 0 || document.empty) {
       if (records === 0) log.compact(new Uint8Array([0, 0])); // an empty update: the log starts here
       document.setContent(disk.content, DISK_ORIGIN);

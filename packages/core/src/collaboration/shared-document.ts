@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type ISharedNotebook, YCodeCell, YFile, YNotebook } from '@jupyter/ydoc';
 import type * as Y from 'yjs';
 import { badRequest } from '../errors.js';
@@ -60,6 +61,9 @@ export class SharedDocument {
       }
       const value = structuredClone(content) as NotebookContent;
       if (!isObject(value) || !Array.isArray(value.cells)) throw badRequest('Not a notebook');
+      // A notebook always shows a cell. Made here, once for every client (as jupyter_ydoc does):
+      // pages opening an empty notebook together each added their own and it got two.
+      if (value.cells.length === 0) value.cells = [blankCodeCell()];
       // A fresh document has no metadata map yet (setMetadata would do nothing): load it whole.
       if (!sameCells(nb, value) || !nb.ymeta.has('metadata')) {
         nb.fromJSON(value);
@@ -83,9 +87,26 @@ export class SharedDocument {
     }, origin);
   }
 
+  /** Clears every code cell's run state: `In [*]` back to its count, a pending input prompt gone. */
+  endStaleRuns(origin: unknown): void {
+    const nb = this.notebook;
+    if (!nb) return;
+    this.ydoc.transact(() => {
+      for (const cell of nb.cells) {
+        if (!(cell instanceof YCodeCell)) continue;
+        if (cell.executionState === 'running') cell.executionState = 'idle';
+        if (cell.ymodel.has('input_request')) cell.ymodel.delete('input_request');
+      }
+    }, origin);
+  }
+
   dispose(): void {
     this.model.dispose();
   }
+}
+
+function blankCodeCell(): NotebookContent['cells'][number] {
+  return { cell_type: 'code', id: randomUUID(), source: '', metadata: {}, outputs: [], execution_count: null };
 }
 
 function sameCells(nb: ISharedNotebook, value: NotebookContent): boolean {

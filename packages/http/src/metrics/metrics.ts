@@ -5,9 +5,9 @@ import { type PoolCounts, poolFamilies } from './pool.js';
 import { processFamilies } from './process.js';
 
 /** The kinds of WebSocket the open-sockets gauge tells apart. */
-export type WebSocketKind = 'kernel' | 'legacy_kernel' | 'terminal';
+export type WebSocketKind = 'kernel' | 'legacy_kernel' | 'terminal' | 'collaboration';
 
-const WEBSOCKET_KINDS: readonly WebSocketKind[] = ['kernel', 'legacy_kernel', 'terminal'];
+const WEBSOCKET_KINDS: readonly WebSocketKind[] = ['kernel', 'legacy_kernel', 'terminal', 'collaboration'];
 
 /** What `trackWebSocket` needs of a socket: `ws`'s WebSocket, or anything that says when it closed. */
 export interface ClosableSocket {
@@ -103,7 +103,7 @@ export class Metrics {
       ),
       {
         name: 'nbserve_open_websockets',
-        help: 'WebSocket connections open now, by kind (kernel channels, legacy per-channel kernel sockets, terminals)',
+        help: 'WebSocket connections open now, by kind (kernel channels, legacy per-channel kernel sockets, terminals, shared documents)',
         type: 'gauge',
         samples: [...this.#sockets].map(([kind, value]) => ({
           name: 'nbserve_open_websockets',

@@ -26,6 +26,7 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
       onOpen(_event, ws) {
         const raw = ws.raw as WebSocket;
         raw.binaryType = 'nodebuffer';
+        c.get('services').metrics.trackWebSocket('collaboration', raw);
         const queued: Uint8Array[] = [];
         let receive: ((data: Uint8Array) => void) | undefined;
         let disconnect: (() => void) | undefined;
