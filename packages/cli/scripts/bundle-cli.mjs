@@ -45,6 +45,17 @@ const relocateImportMeta = {
         ? { path: 'print-via-barrel', namespace: 'nbserve-lazy' }
         : undefined,
     );
+    // Live documents (Yjs and its kin: a third of the server's code) load on first use through
+    // import('@nbserve/core/collaboration'). The core barrel re-exports them for library users;
+    // esbuild assigns modules to chunks by import edges before it drops unused code, so that edge
+    // alone would put them in the start-up chunk. Nothing in the server imports them from the
+    // barrel (a value imported so would fail this build: "No matching export").
+    build.onResolve({ filter: /^\.\/collaboration\/index\.js$/ }, (args) =>
+      args.importer.endsWith(path.join('packages', 'core', 'src', 'index.ts'))
+        ? { path: 'collaboration-via-barrel', namespace: 'nbserve-empty' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'nbserve-empty' }, () => ({ contents: 'export {};', loader: 'js' }));
     build.onLoad({ filter: /.*/, namespace: 'nbserve-lazy' }, () => ({
       contents: [
         'const lazy = () => { throw new Error("the bundled server renders print pages through import(\'@nbserve/web/print\')"); };',

@@ -77,6 +77,10 @@ describe('the bundled nbserve bin', () => {
     expect(text).not.toContain('katex');
     // so is marked for the HTML exporter: its regex tables cost ~15 ms at start-up
     expect(text).toMatch(/import\("\.\/nbserve-markdown-html-[\w-]+\.js"\)/);
+    // and live documents (Yjs and its kin, a third of the server's code), and ws
+    expect(text).toMatch(/import\("\.\/nbserve-collaboration-[\w-]+\.js"\)/);
+    expect(text).not.toContain('Yjs was already imported');
+    expect(text).not.toContain('Sec-WebSocket-Accept');
   });
 
   it('serves /api, the dashboard and its assets, built-in kernelspec logos, and stops on SIGTERM', async () => {

@@ -6,8 +6,11 @@ import { REPO } from './cli-helpers.js';
 /** Split a file that grows past this by responsibility, not by arbitrary cuts. */
 const MAX_LINES = 450;
 
-/** Modules of ours written to run in a browser too: dependency-free, no Node APIs. */
-const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html', '@nbserve/core/is-object']);
+/**
+ * Modules of ours written to run in a browser too: no Node APIs, and no dependency but those the
+ * page has itself (`ycells`: yjs, @jupyter/ydoc and lib0, which the shared notebook needs anyway).
+ */
+const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html', '@nbserve/core/is-object', '@nbserve/core/ycells']);
 
 /** Every file under `dir`, as paths relative to the repository. */
 async function filesUnder(dir: string): Promise<string[]> {

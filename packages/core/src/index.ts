@@ -15,6 +15,11 @@ export * from './sessions/index.js';
 export * from './terminals/index.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { isObject } from './util/is-object.js';
-export { SpareBuffer, type SpareBufferOptions, sharedSpareBuffer } from './util/spare-buffer.js';
+export {
+  SpareBuffer,
+  type SpareBufferOptions,
+  secondSpareBuffer,
+  sharedSpareBuffer,
+} from './util/spare-buffer.js';
 export { removeOrphanTempsOf, type SweepOptions, sweepOrphanTemps, tempPathFor } from './util/temp-files.js';
 export { isWellFormedText } from './util/unicode.js';

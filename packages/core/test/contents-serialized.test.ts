@@ -11,6 +11,10 @@ class CountingStore extends FileSystemStore {
     this.reads++;
     return super.read(path);
   }
+  override async readInto(path: string, take: (length: number) => Uint8Array): Promise<Uint8Array> {
+    this.reads++;
+    return super.readInto(path, take);
+  }
 }
 
 const png = Buffer.alloc(3000, 7).toString('base64');

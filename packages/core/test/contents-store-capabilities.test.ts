@@ -123,6 +123,8 @@ describe('store capabilities', () => {
     const contents = new ContentsManager({ store });
     await contents.save('nb.ipynb', { type: 'notebook', content: bigNotebook('n') });
     const first = text(await contents.getSerialized('nb.ipynb'));
+    // a notebook of 1 MiB and more is kept from its second open on (its first is served from lent memory)
+    expect(text(await contents.getSerialized('nb.ipynb'))).toBe(first);
     const before = store.reads;
     expect(text(await contents.getSerialized('nb.ipynb'))).toBe(first);
     expect(store.reads).toBe(before);

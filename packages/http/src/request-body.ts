@@ -15,6 +15,19 @@ import type { Context } from 'hono';
  *   string, about ten times faster than UTF-8 decoding.
  */
 export async function readBodyText(c: Context): Promise<string> {
+  const body = await readBodyBytes(c);
+  try {
+    return decodeUtf8(body.bytes);
+  } finally {
+    body.release(); // the text is a copy
+  }
+}
+
+/**
+ * The request body's bytes, read as readBodyText reads them; `release()` gives the memory they
+ * are in back for the next big body once nothing reads them any more.
+ */
+export async function readBodyBytes(c: Context): Promise<{ bytes: Uint8Array; release: () => void }> {
   const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
   const declared = c.req.header('content-length');
   const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
@@ -26,13 +39,14 @@ export async function readBodyText(c: Context): Promise<string> {
     !c.req.raw.bodyUsed
   ) {
     const body = await readIncoming(incoming, length);
-    try {
-      return decodeUtf8(body);
-    } finally {
-      bodyBuffers.give(body); // the text is a copy
-    }
+    let lent = true;
+    const release = () => {
+      if (lent) bodyBuffers.give(body);
+      lent = false;
+    };
+    return { bytes: body, release };
   }
-  return decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+  return { bytes: new Uint8Array(await c.req.arrayBuffer()), release: () => undefined };
 }
 
 // Fatal decoding costs nothing extra: it is as fast as the replacing decoder here (17 MB of

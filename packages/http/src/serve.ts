@@ -127,7 +127,13 @@ function displayHost(ip: string): string {
  */
 export async function listen(
   app: FetchApp,
-  options: ListenOptions & { baseUrl?: string; onClose?: () => Promise<void>; logger?: Pick<Logger, 'warn'> },
+  options: ListenOptions & {
+    baseUrl?: string;
+    onClose?: () => Promise<void>;
+    logger?: Pick<Logger, 'warn'>;
+    /** Load `ws` right after listening rather than on the first upgrade (WebSockets are expected soon). */
+    preloadWebSocket?: boolean;
+  },
 ): Promise<RunningServer> {
   const tls = readTls(options);
   const wss = newWebSocketServer();
@@ -146,6 +152,7 @@ export async function listen(
     options.portRetries ?? DEFAULTS.portRetries,
     options.logger ?? defaultLogger,
   );
+  if (options.preloadWebSocket) setImmediate(() => void wss.ready().catch(() => {}));
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
@@ -192,6 +199,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
       baseUrl: app.services.options.baseUrl,
       onClose: () => app.close(),
       logger: app.services.options.logger,
+      // a server with a kernel pool expects notebooks to open: their first WebSocket need not wait for ws
+      preloadWebSocket: !app.services.options.gatewayUrl && Object.keys(app.services.options.kernelPools).length > 0,
     });
   } catch (error) {
     await app.close();

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
-  CellExecutor,
+  type CellExecutor,
   ClusterManager,
-  CollaborationManager,
+  type CollaborationManager,
   ConfigSections,
   ContentsManager,
   ExportManager,
@@ -82,9 +82,10 @@ export interface Services {
   readonly terminals: TerminalServices | null;
   /**
    * Live documents (docs/collaboration.md): the shared documents and the server-side cell runs,
-   * built on first use; `null` when collaboration is off (`collaboration: false`).
+   * loaded and built on first use (Yjs and its kin are a third of the server's code, which a start
+   * would otherwise compile); `null` when collaboration is off (`collaboration: false`).
    */
-  readonly collaboration: CollaborationServices | null;
+  readonly collaboration: Promise<CollaborationServices> | null;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
@@ -92,6 +93,8 @@ export interface Services {
 export interface CollaborationServices {
   readonly documents: CollaborationManager;
   readonly executor: CellExecutor;
+  /** The room WebSocket's close codes (jupyter-collaboration's). */
+  readonly closeCodes: typeof import('@nbserve/core/collaboration').ROOM_CLOSE_CODES;
 }
 
 /** How long after start the temp files of interrupted saves are swept. */
@@ -99,7 +102,7 @@ const SWEEP_DELAY_MS = 1000;
 
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
-  let collaboration: CollaborationServices | null | undefined;
+  let collaboration: Promise<CollaborationServices> | null | undefined;
   const contents = createContentsManager(options);
   // Not before the first requests: on a big root the walk would compete with them.
   setTimeout(() => {
@@ -168,8 +171,9 @@ export function createServices(options: NbserveOptions): Services {
       if (closed) return;
       closed = true;
       hub?.close();
-      collaboration?.executor.close();
-      await collaboration?.documents.close();
+      const documents = await collaboration?.catch(() => null);
+      documents?.executor.close();
+      await documents?.documents.close();
       channels.close();
       terminals?.sockets.close();
       await Promise.all([kernels.shutdownAll(), terminals?.manager.close()]);
@@ -219,11 +223,12 @@ function sweepOrphanTempFiles(options: NbserveOptions): void {
   });
 }
 
-function createCollaboration(
+async function createCollaboration(
   options: NbserveOptions,
   contents: ContentsManager,
   kernels: KernelManager,
-): CollaborationServices {
+): Promise<CollaborationServices> {
+  const { CellExecutor, CollaborationManager, ROOM_CLOSE_CODES } = await import('@nbserve/core/collaboration');
   const documents = new CollaborationManager({
     contents,
     dataDir: options.dataDir,
@@ -231,7 +236,7 @@ function createCollaboration(
     ...options.collaborationTuning,
     warn: (message) => options.logger.warn(message),
   });
-  return { documents, executor: new CellExecutor(kernels, documents) };
+  return { documents, executor: new CellExecutor(kernels, documents), closeCodes: ROOM_CLOSE_CODES };
 }
 
 function createClusterManager(options: NbserveOptions): ClusterManager {

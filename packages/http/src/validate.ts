@@ -1,7 +1,15 @@
-import { badRequest, isNbserveError, JsonTooDeepError, parseUntrustedJson, tooLarge } from '@nbserve/core';
+import {
+  badRequest,
+  isNbserveError,
+  JsonTooDeepError,
+  parseJsonBytes,
+  parseUntrustedJson,
+  type RawStrings,
+  tooLarge,
+} from '@nbserve/core';
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import { readBodyText } from './request-body.js';
+import { decodeUtf8, readBodyBytes } from './request-body.js';
 
 /** Parses a value with a valibot schema; failures become a 400 with a readable message. */
 export function parseWith<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
@@ -16,13 +24,37 @@ export function parseWith<S extends v.GenericSchema>(schema: S, value: unknown, 
  * middleware in app.ts before this runs.
  */
 export async function readJsonBody(c: Context): Promise<unknown> {
-  let text: string;
+  return (await readJsonBodyBytes(c, false)).value;
+}
+
+/**
+ * readJsonBody for a body that may be a big notebook: with `cut`, a body of mostly long strings is
+ * parsed from its bytes (see parseJsonBytes), its long strings left there as markers `raw`
+ * resolves, until `release()` (call it once done with the value; a no-op otherwise).
+ */
+export async function readJsonBodyBytes(
+  c: Context,
+  cut = true,
+): Promise<{ value: unknown; raw?: RawStrings; release: () => void }> {
+  let body: Awaited<ReturnType<typeof readBodyBytes>>;
   try {
-    text = await readBodyText(c);
+    body = await readBodyBytes(c);
   } catch (error) {
     if (isNbserveError(error)) throw error;
     throw tooLarge('Request body could not be read');
   }
+  const parsed = cut ? parseJsonBytes(body.bytes) : null;
+  if (parsed) return { value: parsed.value, raw: parsed.raw, release: body.release };
+  let text: string;
+  try {
+    text = decodeUtf8(body.bytes);
+  } finally {
+    body.release(); // the text is a copy
+  }
+  return { value: parseBodyText(text), release: () => undefined };
+}
+
+function parseBodyText(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return parseUntrustedJson(text);

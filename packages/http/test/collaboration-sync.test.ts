@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertSharedCells } from '@nbserve/core/ycells';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { type CollabClient, openCollabClient } from '../../../testing/collaboration.js';
 import { v4CodeCell, v4MarkdownCell, v4Notebook } from '../../../testing/notebooks.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
@@ -23,8 +24,12 @@ async function onDisk(server: TestServer, name: string) {
 describe('live documents: y-websocket providers on @jupyter/ydoc notebooks', () => {
   let server: TestServer;
   const clients: CollabClient[] = [];
+  let warnings: MockInstance[] = [];
 
   beforeEach(async () => {
+    // yjs's complaints (a type read before it is in a document, a second copy of yjs) go to the
+    // console, from the server and from the clients alike (both run in this process).
+    warnings = [vi.spyOn(console, 'warn'), vi.spyOn(console, 'error')];
     server = await startServer({ collaborationTuning: TUNING });
     const notebook = v4Notebook([v4MarkdownCell('# Title', { id: 'm1' }), v4CodeCell('x = 1', { id: 'c1' })]);
     await fs.writeFile(path.join(server.root, 'shared.ipynb'), JSON.stringify(notebook));
@@ -33,6 +38,9 @@ describe('live documents: y-websocket providers on @jupyter/ydoc notebooks', () 
   afterEach(async () => {
     for (const client of clients.splice(0)) client.close();
     await server.close();
+    const printed = warnings.flatMap((spy) => spy.mock.calls.map((args) => args.map(String).join(' ')));
+    for (const spy of warnings) spy.mockRestore();
+    expect(printed.filter((line) => /yjs|Y\.Doc/i.test(line))).toEqual([]);
   });
 
   async function open(): Promise<CollabClient> {
@@ -66,7 +74,7 @@ describe('live documents: y-websocket providers on @jupyter/ydoc notebooks', () 
     expect(cellsOf(a.model.toJSON())).toEqual(cellsOf(await onDisk(server, 'shared.ipynb')));
     // Concurrent: neither has seen the other's change when making its own.
     a.model.getCell(1).updateSource(5, 5, '\ny = 2');
-    b.model.insertCell(2, { cell_type: 'code', source: 'print("from b")', id: 'c2' });
+    insertSharedCells(b.model, 2, [{ cell_type: 'code', source: 'print("from b")', id: 'c2' }]);
     b.model.getCell(0).updateSource(7, 7, ' by b');
     await waitFor(() => JSON.stringify(a.model.toJSON()) === JSON.stringify(b.model.toJSON()), { what: 'convergence' });
     const cells = cellsOf(a.model.toJSON());

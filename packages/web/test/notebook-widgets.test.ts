@@ -8,49 +8,66 @@ import { type Harness, login, notebookJson, startHarness } from './harness.js';
 
 /**
  * ipywidgets 8 in the notebook page, over the comm messages of the built-in JavaScript kernel's
- * `widgets` module (the ipywidgets that Debian ships is 6.0, an older protocol).
+ * `widgets` module (the ipywidgets that Debian ships is 6.0, an older protocol): on a shared
+ * notebook (live collaboration, the default) and on a page working on its own.
  */
-let h: Harness;
-let page: Page;
-const requested: string[] = [];
-
-const cells = () => page.locator('.notebook-cells > .cell');
+const MODES = [
+  { name: 'a shared notebook', collaboration: true },
+  { name: 'a page on its own', collaboration: false },
+] as const;
 const WIDGET_STATE = 'application/vnd.jupyter.widget-state+json';
 
-async function run(code: string): Promise<Locator> {
-  const cell = cells().nth((await cells().count()) - 1);
-  await cell.locator('.input-area').click();
-  await page.keyboard.insertText(code);
-  await page.keyboard.press('Shift+Enter');
-  await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout: 30_000 }).toMatch(/^In \[\d+\]:$/);
-  return cell;
-}
+describe.each(MODES)('Jupyter widgets (ipywidgets 8) with the JavaScript kernel, on $name', ({ collaboration }) => {
+  let h: Harness;
+  let page: Page;
+  const requested: string[] = [];
+  /** What the page printed about yjs (a type read before it is in a document, a second yjs). */
+  const yjsWarnings: string[] = [];
 
-/** The kernel's value of `expression` (its text/plain result), read by running a cell. */
-async function kernelValue(expression: string): Promise<string> {
-  const cell = await run(expression);
-  return (await cell.locator('.output-execute_result .output-text').textContent()) ?? '';
-}
+  const cells = (p: Page = page) => p.locator('.notebook-cells > .cell');
 
-beforeAll(async () => {
-  // Without live collaboration: on a shared notebook widgets render and update (the first four
-  // cases pass there), but a reload does not get its live views back yet (issue 19's note).
-  h = await startHarness({ builtinKernelSpecs: builtinKernelSpecs({ mode: 'source' }), collaboration: false });
-  await fs.writeFile(
-    path.join(h.root, 'widgets.ipynb'),
-    notebookJson([], {
-      kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' },
-    }),
-  );
-  page = await h.newPage();
-  page.on('request', (r) => requested.push(r.url()));
-});
+  async function run(code: string): Promise<Locator> {
+    const cell = cells().nth((await cells().count()) - 1);
+    await cell.locator('.input-area').click();
+    await page.keyboard.insertText(code);
+    await page.keyboard.press('Shift+Enter');
+    await expect.poll(() => cell.locator('.input-prompt').textContent(), { timeout: 30_000 }).toMatch(/^In \[\d+\]:$/);
+    return cell;
+  }
 
-afterAll(async () => {
-  await h?.close();
-});
+  /** The kernel's value of `expression` (its text/plain result), read by running a cell. */
+  async function kernelValue(expression: string): Promise<string> {
+    const cell = await run(expression);
+    return (await cell.locator('.output-execute_result .output-text').textContent()) ?? '';
+  }
 
-describe('Jupyter widgets (ipywidgets 8) with the JavaScript kernel', () => {
+  /** Types `value` into a slider's readout, as a person would. */
+  async function typeInto(readout: Locator, value: string, p: Page = page): Promise<void> {
+    await readout.click();
+    await p.keyboard.press('Control+a');
+    await p.keyboard.type(value);
+    await p.keyboard.press('Enter');
+  }
+
+  beforeAll(async () => {
+    h = await startHarness({ builtinKernelSpecs: builtinKernelSpecs({ mode: 'source' }), collaboration });
+    await fs.writeFile(
+      path.join(h.root, 'widgets.ipynb'),
+      notebookJson([], {
+        kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' },
+      }),
+    );
+    page = await h.newPage();
+    page.on('request', (r) => requested.push(r.url()));
+    page.on('console', (m) => {
+      if (/yjs|Y\.Doc/i.test(m.text())) yjsWarnings.push(m.text());
+    });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
   it('loads no widget code until a widget shows, then renders an IntSlider', async () => {
     await login(page, h.url, 'notebooks/widgets.ipynb');
     await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
@@ -100,10 +117,7 @@ describe('Jupyter widgets (ipywidgets 8) with the JavaScript kernel', () => {
     await readout.waitFor({ timeout: 30_000 });
     // Typed into the readout: the notebook's command keys leave it alone.
     const count = await cells().count();
-    await readout.click();
-    await page.keyboard.press('Control+a');
-    await page.keyboard.type('6');
-    await page.keyboard.press('Enter');
+    await typeInto(readout, '6');
     await expect
       .poll(() => cell.locator('.widget-output .output-stream').textContent(), { timeout: 30_000 })
       .toBe('squared: 36\n');
@@ -130,48 +144,83 @@ describe('Jupyter widgets (ipywidgets 8) with the JavaScript kernel', () => {
     const readout = cell.locator('.widget-slider .widget-readout');
     await expect.poll(() => readout.textContent(), { timeout: 30_000 }).toBe('6');
     // Live, not a saved copy: the kernel's observer answers.
-    await readout.click();
-    await page.keyboard.press('Control+a');
-    await page.keyboard.type('4');
-    await page.keyboard.press('Enter');
+    await typeInto(readout, '4');
     await expect
       .poll(() => cell.locator('.widget-output .output-stream').textContent(), { timeout: 30_000 })
       .toBe('squared: 16\n');
   });
 
+  it('shows a slider moved in one page in a second page on the same notebook, through the kernel', async () => {
+    const other = await h.newPage();
+    try {
+      await other.goto(`${h.url}notebooks/widgets.ipynb`);
+      await other.waitForSelector('body[data-ready]');
+      const mine = cells().nth(4);
+      const theirs = cells(other).nth(4);
+      const theirReadout = theirs.locator('.widget-slider .widget-readout');
+      await expect.poll(() => theirReadout.textContent(), { timeout: 30_000 }).toBe('4');
+      await typeInto(mine.locator('.widget-slider .widget-readout'), '5');
+      await expect.poll(() => theirReadout.textContent(), { timeout: 30_000 }).toBe('5');
+      await expect
+        .poll(() => theirs.locator('.widget-output .output-stream').textContent(), { timeout: 30_000 })
+        .toBe('squared: 25\n');
+      // And back: moved in the second page, shown in the first, known to the kernel.
+      await typeInto(theirReadout, '7', other);
+      await expect
+        .poll(() => mine.locator('.widget-slider .widget-readout').textContent(), { timeout: 30_000 })
+        .toBe('7');
+      expect(await kernelValue('t.value')).toBe('7');
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
   it('saves the widget state and shows it when the notebook is opened again without running', async () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+s');
+    await page.locator('.save-state[data-state=saved]').waitFor();
     type Saved = {
       version_major: number;
       state: Record<string, { model_name: string; state: Record<string, unknown> }>;
     };
     let state: Saved = { version_major: 0, state: {} };
     const byName = (name: string) => Object.values(state.state).filter((m) => m.model_name === name);
-    // The page was clean (a widget change alone does not dirty it): wait for the file itself.
+    // A widget change alone does not dirty the page: wait for the file itself.
     await expect
       .poll(async () => {
         const nb = JSON.parse(await fs.readFile(path.join(h.root, 'widgets.ipynb'), 'utf8'));
         state = nb.metadata.widgets[WIDGET_STATE] as Saved;
         return byName('IntSliderModel').map((m) => m.state.value);
       })
-      .toEqual(expect.arrayContaining([2, 4]));
+      .toEqual(expect.arrayContaining([2, 7]));
     expect(state.version_major).toBe(2);
     expect(byName('IntProgressModel')[0]?.state.value).toBe(5);
 
     // A new kernel knows none of these widgets: what shows comes from the saved state.
-    const sessions = (await (await page.request.get(`${h.url}api/sessions`)).json()) as { id: string }[];
-    for (const s of sessions) await page.request.delete(`${h.url}api/sessions/${s.id}`);
+    const sessions = (await (await h.server.fetch('api/sessions')).json()) as { id: string }[];
+    for (const s of sessions)
+      expect((await h.server.fetch(`api/sessions/${s.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await (await h.server.fetch('api/kernels')).json()).toEqual([]);
     await page.reload();
     await page.waitForSelector('body[data-ready]');
+    if (collaboration) {
+      // The server's saves of the shared document are not signed: its outputs are untrusted, and a
+      // saved (possibly foreign) widget state is drawn only once the user trusts the notebook.
+      await page.waitForSelector('.kernel-status[data-status=idle]', { timeout: 30_000 });
+      await expect.poll(() => cells().nth(1).locator('.output-text').textContent()).toMatch(/^IntSlider\(/);
+      await page.click('.trust-state');
+      await page.click('dialog.modal button:has-text("Trust")');
+      await page.locator('.trust-state[data-trusted=true]').waitFor();
+    }
     const slider = cells().nth(1).locator('.widget-slider');
     await slider.waitFor({ timeout: 30_000 });
     await expect.poll(() => slider.locator('.widget-readout').textContent()).toBe('2');
     await expect
       .poll(() => cells().nth(4).locator('.widget-output .output-stream').textContent())
-      .toBe('squared: 16\n');
+      .toBe('squared: 49\n');
     const bar = cells().nth(6).locator('.progress-bar');
     await expect.poll(() => bar.evaluate((el) => (el as HTMLElement).style.width)).toBe('50%');
     expect(h.pageErrors).toEqual([]);
+    expect(yjsWarnings).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { type ISharedNotebook, YCodeCell, YFile, YNotebook } from '@jupyter/ydoc
 import type * as Y from 'yjs';
 import { badRequest } from '../errors.js';
 import { isObject } from '../util/is-object.js';
+import { replaceSharedNotebook } from './ycells.js';
 
 /** The two kinds of shared documents, as the room ids of JupyterLab's clients name them. */
 export type DocumentKind = 'json:notebook' | 'text:file';
@@ -66,7 +67,7 @@ export class SharedDocument {
       if (value.cells.length === 0) value.cells = [blankCodeCell()];
       // A fresh document has no metadata map yet (setMetadata would do nothing): load it whole.
       if (!sameCells(nb, value) || !nb.ymeta.has('metadata')) {
-        nb.fromJSON(value);
+        replaceSharedNotebook(nb, value);
         return;
       }
       if (nb.nbformat !== value.nbformat) nb.nbformat = value.nbformat;

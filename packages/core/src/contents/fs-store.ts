@@ -117,6 +117,27 @@ export class FileSystemStore implements ContentsStore {
     }
   }
 
+  async readInto(path: string, take: (length: number) => Uint8Array): Promise<Uint8Array> {
+    const real = await this.#requireExisting(path);
+    try {
+      const handle = await fs.open(real, 'r');
+      try {
+        // one byte more than the size, to notice a file that grew since the stat
+        const buffer = take((await handle.stat()).size + 1);
+        let filled = 0;
+        for (let read = -1; read !== 0 && filled < buffer.byteLength; filled += read) {
+          ({ bytesRead: read } = await handle.read(buffer, filled, buffer.byteLength - filled, null));
+        }
+        if (filled < buffer.byteLength) return buffer.subarray(0, filled);
+      } finally {
+        await handle.close();
+      }
+      return await fs.readFile(real);
+    } catch (e) {
+      throw mapFsError(e, path);
+    }
+  }
+
   async readStream(path: string, range?: ByteRange): Promise<{ stat: StoreStat; stream: ReadableStream<Uint8Array> }> {
     const real = await this.#requireExisting(path);
     const handle = await fs.open(real, 'r').catch((e) => {

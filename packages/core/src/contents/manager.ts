@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../errors.js';
-import { type SpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
+import { type SpareBuffer, secondSpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
@@ -21,6 +21,8 @@ import {
 import { ModelReader } from './model-reader.js';
 import { incrementName, stripCopySuffix, type UntitledBases, untitledName } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
+import { materialize } from './nbformat/parse-bytes.js';
+import type { RawStrings } from './nbformat/sorted-json.js';
 import { allCellsTrusted, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
 import { checkPrecondition, type SavePrecondition } from './save-precondition.js';
@@ -88,6 +90,7 @@ export class ContentsManager {
       store: this.store,
       listed: (name) => (this.allowHidden || !name.startsWith('.')) && !hidden(name),
       notary: this.#notary,
+      buffers: sharedSpareBuffer,
     });
     const capabilities = this.store.capabilities;
     this.#served = new ServedBytes(this.#reader, {
@@ -167,7 +170,8 @@ export class ContentsManager {
 
   // --- write --------------------------------------------------------------------------------
 
-  async save(rawPath: string, given: SaveInput, precondition: SavePrecondition = {}): Promise<SaveResult> {
+  /** With `raw`, `given.content` is from parseJsonBytes: a notebook's long strings are copied from its bytes. */
+  async save(rawPath: string, given: SaveInput, precondition: SavePrecondition = {}, raw?: RawStrings) {
     const path = normalizeApiPath(rawPath);
     if (path === '') throw badRequest('Cannot save over the root directory');
     if (this.isHidden(path) || (given.path && this.isHidden(given.path))) {
@@ -179,7 +183,10 @@ export class ContentsManager {
         const existing = await this.store.stat(path);
         // Where no file exists yet, Jupyter goes through `new()`: the type follows the extension and
         // a missing content is an empty notebook or text file (the spec's "new empty notebook").
-        const input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
+        let input = existing?.kind === 'file' ? given : withNewFileDefaults(path, given);
+        if (raw && input.type !== 'notebook' && input.content !== undefined) {
+          input = { ...input, content: materialize(input.content, raw) };
+        }
         if (input.type === undefined) throw badRequest('No file type provided');
         if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
         const type = input.type as ContentType;
@@ -195,10 +202,15 @@ export class ContentsManager {
         let bytes: Uint8Array;
         let message: string | null = null;
         let trusted = false;
-        const buffers = type === 'notebook' ? this.#saveBuffers : undefined;
+        // (a body parsed from its bytes is in the shared spare until the save is done)
+        const buffers =
+          type === 'notebook' && this.#saveBuffers ? (raw ? secondSpareBuffer : this.#saveBuffers) : undefined;
         if (type === 'notebook') {
-          const parsed = toNotebookV4(input.content, `Invalid notebook content for ${path}`);
-          bytes = serializeNotebook(parsed.notebook, buffers);
+          const what = `Invalid notebook content for ${path}`;
+          let parsed = toNotebookV4(input.content, what);
+          // a message would show a marker where the string is: worded from the strings
+          if (raw && parsed.validationMessage !== null) parsed = toNotebookV4(materialize(input.content, raw), what);
+          bytes = serializeNotebook(parsed.notebook, buffers, raw);
           message = parsed.validationMessage;
           trusted = allCellsTrusted(parsed.notebook);
         } else {

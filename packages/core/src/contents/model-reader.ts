@@ -1,8 +1,10 @@
+import type { SpareBuffer } from '../util/spare-buffer.js';
 import { decodeFileContent, setHash } from './file-content.js';
 import { type ListedEntry, ListingWriter } from './listing-json.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
-import { decodeNotebookBytes, readNotebook, readNotebookText } from './nbformat/notebook.js';
+import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText } from './nbformat/notebook.js';
+import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
 import type { ContentsStore, StoreStat } from './store.js';
@@ -55,6 +57,18 @@ export interface ModelReaderOptions {
   /** Whether a directory lists a child of this name (hidden files and hide globs are not listed). */
   listed: (name: string) => boolean;
   notary: NotebookNotary;
+  /** Memory lent for reading a notebook to serve (see servableContent); default: fresh memory. */
+  buffers?: SpareBuffer;
+}
+
+/** A notebook to serve (see ModelReader.servableContent). */
+export interface ServableContent extends Omit<ServableNotebook, 'bytes'> {
+  /** Bytes of the stored file. */
+  size: number;
+  /** Set when `content` holds markers for long strings still in the read bytes (see readNotebookBytes). */
+  raw?: RawStrings;
+  /** Gives back the memory the bytes were read into: call once `content` is written out. */
+  release(): void;
 }
 
 /**
@@ -66,6 +80,7 @@ export class ModelReader {
   readonly #store: ContentsStore;
   readonly #listed: (name: string) => boolean;
   readonly #notary: NotebookNotary;
+  readonly #buffers: SpareBuffer | undefined;
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
 
@@ -73,6 +88,7 @@ export class ModelReader {
     this.#store = options.store;
     this.#listed = options.listed;
     this.#notary = options.notary;
+    this.#buffers = options.buffers;
   }
 
   async directory(
@@ -149,24 +165,45 @@ export class ModelReader {
   }
 
   /**
-   * servableNotebook without the stored bytes, for serving: the signature is checked and the text
-   * decoded first, so the bytes can be freed before the parse and the answer are built.
+   * servableNotebook for serving: the bytes are read into lent memory (the spare a save reads its
+   * body into, so a cold open costs no fresh 20 MB), the signature checked on them, and a notebook
+   * of long strings parsed without decoding them (see readNotebookBytes): its content holds
+   * markers `raw` resolves, and the bytes stay until `release()`. Anything else is decoded and
+   * parsed as text, and the bytes given back before the parse.
    */
-  async servableContent(path: string): Promise<Omit<ServableNotebook, 'bytes'> & { size: number }> {
-    const { text, size, trusted } = await this.#readText(path);
-    const parsed = readNotebookText(text, path);
-    return {
-      size,
-      content: markCells(parsed.notebook, trusted),
-      message: parsed.validationMessage,
-      generatedIds: parsed.generatedIds,
+  async servableContent(path: string): Promise<ServableContent> {
+    const buffers = this.#buffers;
+    let lent: Uint8Array | undefined;
+    const release = () => {
+      if (lent) buffers?.give(lent);
+      lent = undefined;
     };
-  }
-
-  async #readText(path: string): Promise<{ text: string; size: number; trusted: boolean }> {
-    const bytes = await this.#store.read(path);
-    const trusted = await this.isTrusted(bytes);
-    return { text: decodeNotebookBytes(bytes, path), size: bytes.byteLength, trusted };
+    try {
+      const bytes =
+        buffers && this.#store.readInto
+          ? await this.#store.readInto(path, (length) => (lent = buffers.take(length)))
+          : await this.#store.read(path);
+      const size = bytes.byteLength;
+      const trusted = await this.isTrusted(bytes);
+      const cut = readNotebookBytes(bytes);
+      if (cut !== null) {
+        const { notebook, generatedIds, raw } = cut;
+        return { size, content: markCells(notebook, trusted), message: null, generatedIds, raw, release };
+      }
+      const text = decodeNotebookBytes(bytes, path);
+      release(); // the text is a copy
+      const parsed = readNotebookText(text, path);
+      return {
+        size,
+        content: markCells(parsed.notebook, trusted),
+        message: parsed.validationMessage,
+        generatedIds: parsed.generatedIds,
+        release,
+      };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   async file(

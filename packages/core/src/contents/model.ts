@@ -48,6 +48,11 @@ export interface SerializedModel {
    * directory's listing (its entries are stat'ed as it is read; one gone meanwhile is left out).
    */
   json: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>>;
+  /**
+   * Set when `json` is in memory lent for this answer: call it once `json` is written out (or
+   * will never be), and not before; not calling it only costs the reuse of that memory.
+   */
+  release?: () => void;
 }
 
 /** A PUT body as the client sent it; the manager checks it with Jupyter's messages. */

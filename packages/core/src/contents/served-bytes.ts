@@ -1,13 +1,18 @@
+import { secondSpareBuffer } from '../util/spare-buffer.js';
 import type { ContentsModel, GetOptions, SerializedModel } from './model.js';
 import { baseModel, type ListingJson, type ModelReader } from './model-reader.js';
 import { compactJsonBytes } from './nbformat/compact-json.js';
-import { type ServedNotebook, ServedNotebookCache } from './served-notebook-cache.js';
+import { ServedNotebookCache } from './served-notebook-cache.js';
 import type { StoreStat } from './store.js';
 
 /** How long a directory's serialized listing is reused (see ServedBytes#listing). */
 const LISTING_REUSE_MS = 100;
 const MAX_SERVED_LISTINGS = 256;
 const CONTENT_PLACEHOLDER = '"content":null';
+/** Notebooks this big are not kept on their first open. */
+const FIRST_OPEN_UNCACHED = 1024 * 1024;
+/** Notebooks opened once, remembered so that the next open keeps their JSON (see #freshNotebook). */
+const MAX_OPENED_ONCE = 256;
 
 export interface ServedBytesOptions {
   /** Bytes of served notebook JSON kept for reopening unchanged notebooks; 0 = none. */
@@ -34,6 +39,10 @@ export class ServedBytes {
   readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<ListingJson> }>();
   /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
   #trustGeneration = 0;
+  /** Big notebooks served once without keeping their JSON: path -> the stat they had. */
+  readonly #openedOnce = new Map<string, string>();
+  /** The memory such an answer is written into, lent until it is sent (see SerializedModel.release). */
+  readonly #answers = secondSpareBuffer;
 
   constructor(reader: ModelReader, options: ServedBytesOptions) {
     this.#reader = reader;
@@ -78,7 +87,10 @@ export class ServedBytes {
    */
   changed(path?: string): void {
     this.#listings.clear();
-    if (path !== undefined) this.#notebooks.delete(path);
+    if (path !== undefined) {
+      this.#notebooks.delete(path);
+      this.#openedOnce.delete(path);
+    }
   }
 
   /**
@@ -113,7 +125,12 @@ export class ServedBytes {
 
   /**
    * A notebook not served before (or changed since): its whole answer is written into one buffer
-   * (see compactJsonBytes), whose content part is what the cache keeps.
+   * (see compactJsonBytes), whose content part is what the cache keeps. The first open of a big
+   * notebook (1 MiB and up) keeps nothing: its answer goes into lent memory, given back once sent
+   * and then used for the next one, because fresh memory costs a page fault per 4 KiB on first
+   * touch (over 100 ms for 20 MB on a loaded VM, more than the rest of the open) and a kept copy
+   * stays in the server's memory while the notebook is saved. Opened again unchanged, its answer
+   * is built in memory of its own and kept.
    */
   async #freshNotebook(path: string, stat: StoreStat): Promise<SerializedModel> {
     const generation = this.#trustGeneration;
@@ -124,20 +141,36 @@ export class ServedBytes {
     const at = shell.indexOf(CONTENT_PLACEHOLDER);
     const head = `${shell.slice(0, at)}"content":`;
     const tail = shell.slice(at + CONTENT_PLACEHOLDER.length);
-    const json = compactJsonBytes(read.content, head, tail);
-    const served: ServedNotebook = {
-      contentJson: json.subarray(Buffer.byteLength(head), json.byteLength - Buffer.byteLength(tail)),
-      size,
-      message: read.message,
-    };
     // Made-up cell ids differ on every read in Jupyter too; such a notebook is not pinned to one set.
     const unchanged = size === stat.size && generation === this.#trustGeneration;
-    if (!read.generatedIds && unchanged) this.#notebooks.set(path, stat, served);
-    return { model, json: new Uint8Array(json.buffer as ArrayBuffer, json.byteOffset, json.byteLength) };
+    const cacheable = !read.generatedIds && unchanged && this.#notebooks.enabled;
+    const statKey = `${stat.mtimeMs}:${stat.createdMs}:${stat.size}`;
+    const firstOpen = size >= FIRST_OPEN_UNCACHED && this.#openedOnce.get(path) !== statKey;
+    const answers = cacheable && !firstOpen ? undefined : size >= FIRST_OPEN_UNCACHED ? this.#answers : undefined;
+    let json: Buffer;
+    try {
+      json = compactJsonBytes(read.content, head, tail, read.raw, answers);
+    } finally {
+      read.release();
+    }
+    const out = new Uint8Array(json.buffer as ArrayBuffer, json.byteOffset, json.byteLength);
+    if (answers !== undefined) {
+      if (cacheable) {
+        if (this.#openedOnce.size >= MAX_OPENED_ONCE) this.#openedOnce.clear();
+        this.#openedOnce.set(path, statKey);
+      }
+      return { model, json: out, release: () => answers.give(json) };
+    }
+    this.#openedOnce.delete(path);
+    if (cacheable) {
+      const contentJson = json.subarray(Buffer.byteLength(head), json.byteLength - Buffer.byteLength(tail));
+      this.#notebooks.set(path, stat, { contentJson, size, message: read.message });
+    }
+    return { model, json: out };
   }
 }
 
-function notebookModel(path: string, stat: StoreStat, served: Pick<ServedNotebook, 'size' | 'message'>): ContentsModel {
+function notebookModel(path: string, stat: StoreStat, served: { size: number; message: string | null }): ContentsModel {
   const model = baseModel(path, stat, 'notebook');
   model.size = served.size;
   model.format = 'json';

@@ -30,6 +30,11 @@ export class ServedNotebookCache {
     this.#maxBytes = maxBytes;
   }
 
+  /** Whether anything is kept at all. */
+  get enabled(): boolean {
+    return this.#maxBytes > 0;
+  }
+
   get(path: string, stat: StoreStat): ServedNotebook | null {
     const entry = this.#entries.get(path);
     if (!entry) return null;

@@ -71,6 +71,12 @@ export interface ContentsStore {
   statChildren?(path: string, names: readonly string[]): Promise<(StoreStat | null)[]>;
   read(path: string): Promise<Uint8Array>;
   /**
+   * Optional: `read` into memory the caller lends: `take(length)` gives a buffer of at least
+   * `length` bytes, called at most once; the bytes returned are in that buffer, or (a file that
+   * grew while it was read) in one of the store's own.
+   */
+  readInto?(path: string, take: (length: number) => Uint8Array): Promise<Uint8Array>;
+  /**
    * The file's bytes as a stream, for serving large files without buffering them; `range`
    * (inclusive byte offsets, already checked against the size) serves part of it.
    */

@@ -1,4 +1,4 @@
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { badRequest, type NbserveError, type NbserveErrorKind, nbserveError } from '../errors.js';
 
 /**
@@ -183,7 +183,9 @@ export class GatewayClient {
   }
 
   /** Opens a WebSocket to a gateway path with the configured headers; resolves once open. */
-  openWebSocket(path: string, protocols: string[]): Promise<WebSocket> {
+  async openWebSocket(path: string, protocols: string[]): Promise<WebSocket> {
+    // loaded on first use: a server without a gateway never pays for compiling ws at start
+    const { WebSocket } = await import('ws');
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.wsUrl(path), protocols, {
         headers: this.headers(),

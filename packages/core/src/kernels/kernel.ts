@@ -9,6 +9,7 @@ import type { ExecutionState, JupyterMessage, RawMessage } from '../protocol/typ
 import { decodeWire, encodeWire } from '../protocol/wire.js';
 import { type ClientHost, KernelClient } from './client.js';
 import { endpoint } from './connection-file.js';
+import { nextExecutionState } from './execution-state.js';
 import type { KernelProcess } from './provisioner.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo, KernelModel } from './types.js';
@@ -22,18 +23,6 @@ export type IopubListener = (raw: RawMessage, msgType: string) => void;
 
 /** How long a kernel that answered kernel_info may take to publish its `idle` status for it. */
 const IDLE_GRACE_MS = 1000;
-
-/**
- * Parent request types whose busy/idle changes the reported execution_state (jupyter_server's
- * rule): the server's own kernel_info nudges and control traffic do not make a kernel "busy".
- */
-const UNTRACKED_PARENTS = new Set([
-  'comm_info_request',
-  'kernel_info_request',
-  'shutdown_request',
-  'interrupt_request',
-  'debug_request',
-]);
 
 /** One running kernel: its process, the server's own sockets to it, its state and its clients. */
 export class Kernel implements ClientHost {
@@ -193,6 +182,20 @@ export class Kernel implements ClientHost {
     iopub.connect(endpoint(info, info.iopub_port));
     this.#iopub = iopub;
     void this.#receiveIopub(iopub);
+  }
+
+  /** Closes clients' sockets until `openClients()`; what they send meanwhile waits, in order. */
+  holdClients(): void {
+    this.#clientsOpen = false;
+    for (const client of this.#clients) client.detach();
+  }
+
+  /** Connects the clients (and those to come) to the current process; after `holdClients()`. */
+  openClients(): void {
+    const info = this.#connection;
+    if (!info || this.#clientsOpen) return;
+    this.#clientsOpen = true;
+    for (const client of this.#clients) client.attach(info);
   }
 
   #ownSocket(channel: 'shell' | 'control'): SocketWriter | undefined {
@@ -429,14 +432,6 @@ export class Kernel implements ClientHost {
       this.#onIdle?.();
     }
     // Until it is ready the kernel stays `starting` (or `restarting`): waitReady settles that.
-    if (!this.#clientsOpen) return;
-    if (this.executionState === 'starting') {
-      this.executionState = 'idle';
-      return;
-    }
-    if (this.executionState === 'restarting' || this.executionState === 'dead') return;
-    if (UNTRACKED_PARENTS.has(peekMsgType(raw.parentHeader))) return;
-    if (state === 'busy' || state === 'idle') this.executionState = state;
-    else if (state === 'starting') this.executionState = 'starting';
+    if (this.#clientsOpen) this.executionState = nextExecutionState(this.executionState, state, raw.parentHeader);
   }
 }

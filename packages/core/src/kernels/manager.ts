@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
-import type { KernelSpecSource } from '../kernelspecs/source.js';
-import { type KernelSpecEntry, kernelNameToStart } from '../kernelspecs/spec.js';
+import { specToStart } from '../kernelspecs/source.js';
+import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { idleKernels } from './culling.js';
 import { Kernel } from './kernel.js';
 import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
@@ -156,31 +156,18 @@ export class KernelManager {
       const existing = this.#kernels.get(options.kernelId);
       if (existing) return { kernel: existing, ready: Promise.resolve() };
     }
-    const name = kernelNameToStart(options.name || (await this.#options.kernelspecs.defaultName()));
-    let spec: Awaited<ReturnType<KernelSpecSource['get']>>;
-    try {
-      spec = await this.#options.kernelspecs.get(name);
-    } catch (error) {
-      // A gateway that cannot be asked is not a missing kernelspec.
-      if (isNbserveError(error) && error.kind !== 'not-found') throw error;
-      throw notFound(`No such kernel named ${name}`);
-    }
+    const spec = await specToStart(this.#options.kernelspecs, options.name);
     const cwd = await resolveWorkingDir(this.#options.rootDir, options.path);
     // A pooled kernel, moved into `cwd`; a client-chosen id or an environment it cannot take starts afresh.
     const pooled =
       options.kernelId || !poolCanHonour(options.env)
         ? undefined
-        : await this.#pools?.take(spec.name, cwd, options.env ?? {});
+        : this.#pools?.take(spec.name, cwd, options.env ?? {});
     if (pooled && this.#closed) {
-      await this.#discard(pooled); // taken while the server closed: it must not outlive that
+      await this.#discard(pooled.kernel); // taken while the server closed: it must not outlive that
       throw unavailable('The server is shutting down');
     }
-    if (pooled) {
-      this.#kernels.set(pooled.id, pooled);
-      const ready = Promise.resolve();
-      this.#tracking.set(pooled.id, { startedAt: Date.now(), failures: 0, expectingExit: false, ready });
-      return { kernel: pooled, ready };
-    }
+    if (pooled) return this.#adoptPooled(pooled.kernel, pooled.handedOver);
     const kernel = new Kernel({
       id: options.kernelId ?? randomUUID(),
       spec,
@@ -219,6 +206,20 @@ export class KernelManager {
       throw error;
     });
     tracking.ready = ready.catch(() => {});
+    return { kernel, ready };
+  }
+
+  /**
+   * Lists a kernel taken from a pool; it is ready once handed over. One whose handover failed is
+   * restarted in place (a fresh process in its notebook's folder, with its environment).
+   */
+  #adoptPooled(kernel: Kernel, handedOver: Promise<void>): { kernel: Kernel; ready: Promise<void> } {
+    this.#kernels.set(kernel.id, kernel);
+    const ready = handedOver.catch(async (error: Error) => {
+      this.#warn(`A pooled ${kernel.name} kernel could not be handed over (${error.message}): starting a fresh one`);
+      await this.restart(kernel.id);
+    });
+    this.#tracking.set(kernel.id, { startedAt: Date.now(), failures: 0, expectingExit: false, ready });
     return { kernel, ready };
   }
 

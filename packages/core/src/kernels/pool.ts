@@ -9,6 +9,14 @@ import type { Kernel } from './kernel.js';
  */
 const HANDED_OVER_ENV = new Set(['JPY_SESSION_NAME']);
 
+/**
+ * How long after a kernel was taken the pool starts its replacement. Starting ipykernel keeps a
+ * core busy for about a second; at once it would compete with the kernel just handed over (and
+ * the server) while the notebook sends its first code, on a 2-core machine doubling the time to
+ * the first reply. The replacement is not ready sooner than a second later either way.
+ */
+const REFILL_DELAY_MS = 1000;
+
 /** Consecutive failed pool starts (or deaths in the pool) after which a pool stops refilling. */
 const POOL_FAILURE_LIMIT = 5;
 
@@ -131,30 +139,38 @@ export class KernelPools {
   }
 
   /**
-   * A ready kernel of `specName`, already running in `cwd` with `env` set; undefined when the pool
-   * has none ready (or the handover failed), and the caller starts a fresh kernel.
+   * A ready kernel of `specName`, being moved into `cwd` with `env` set; undefined when the pool
+   * has none ready, and the caller starts a fresh kernel. The handover is sent at once and
+   * `handedOver` settles with its reply: until then the kernel's clients stay unconnected (what
+   * they send waits, in order), so their first request runs after it, while the caller answers
+   * and the client opens its WebSocket meanwhile. When it rejects, the kernel (given `cwd` and
+   * `env`) must be started afresh.
    */
-  async take(specName: string, cwd: string, env: Record<string, string>): Promise<Kernel | undefined> {
+  take(
+    specName: string,
+    cwd: string,
+    env: Record<string, string>,
+  ): { kernel: Kernel; handedOver: Promise<void> } | undefined {
     const pool = this.#pools.get(specName);
-    const kernel = pool?.ready.shift();
-    if (!pool || !kernel) return undefined;
-    this.#fill(pool);
-    try {
-      await this.#handover(kernel, cwd, env);
-    } catch (error) {
-      this.#host.warn(`A pooled ${specName} kernel could not be handed over: ${(error as Error).message}`);
-      await this.#host.stop(kernel);
-      return undefined;
+    let kernel = pool?.ready.shift();
+    while (pool && kernel && !kernel.process?.isAlive()) {
+      void this.#host.stop(kernel); // died in the pool; its exit handler has not run yet
+      kernel = pool.ready.shift();
     }
+    if (!pool || !kernel) return undefined;
+    this.#fillLater(pool, REFILL_DELAY_MS);
+    const launchedIn = kernel.cwd;
     kernel.cwd = cwd;
     kernel.env = env;
-    return kernel;
+    kernel.holdClients();
+    const handedOver = this.#handover(kernel, cwd, env, launchedIn);
+    handedOver.catch(() => {}); // the caller handles it
+    return { kernel, handedOver };
   }
 
-  async #handover(kernel: Kernel, cwd: string, env: Record<string, string>): Promise<void> {
-    if (!kernel.process?.isAlive()) throw new Error('it died in the pool');
+  async #handover(kernel: Kernel, cwd: string, env: Record<string, string>, launchedIn: string): Promise<void> {
     const content = {
-      code: handoverCode(cwd, env, kernel.cwd),
+      code: handoverCode(cwd, env, launchedIn),
       silent: true,
       store_history: false,
       user_expressions: {},
@@ -166,9 +182,11 @@ export class KernelPools {
     if (!reply) throw new Error('no execute_reply');
     const status = (reply.content as { status?: unknown }).status;
     if (status !== 'ok') throw new Error(`execute_reply status ${String(status)}`);
-    // Its busy/idle come before the kernel is handed out, so its state is settled (idle).
-    await kernel.idleFor(reply.parent_header.msg_id, 1000);
     if (!kernel.process?.isAlive()) throw new Error('it died while handed over');
+    // Shell requests are answered in order: what clients queued runs after the handover.
+    kernel.openClients();
+    // Its busy/idle settle the state (idle) before the kernel counts as started.
+    await kernel.idleFor(reply.parent_header.msg_id, 1000);
   }
 
   #fill(pool: Pool): void {
@@ -221,14 +239,16 @@ export class KernelPools {
     this.#host.warn(
       `A pooled ${pool.spec.name} kernel ${what}${stop ? `; the ${pool.spec.name} pool stops after ${pool.failures} failures in a row` : ''}`,
     );
-    if (stop || pool.timer) return;
-    pool.timer = setTimeout(
-      () => {
-        pool.timer = undefined;
-        this.#fill(pool);
-      },
-      1000 * 2 ** (pool.failures - 1),
-    );
+    if (!stop) this.#fillLater(pool, 1000 * 2 ** (pool.failures - 1));
+  }
+
+  /** Refills after `ms`, unless a refill is already scheduled. */
+  #fillLater(pool: Pool, ms: number): void {
+    if (this.#closed || pool.timer) return;
+    pool.timer = setTimeout(() => {
+      pool.timer = undefined;
+      this.#fill(pool);
+    }, ms);
     pool.timer.unref();
   }
 

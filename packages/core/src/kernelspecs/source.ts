@@ -1,5 +1,6 @@
+import { isNbserveError, notFound } from '../errors.js';
 import type { KernelSpecListing } from './manager.js';
-import type { KernelSpecEntry } from './spec.js';
+import { type KernelSpecEntry, kernelNameToStart } from './spec.js';
 
 /**
  * Where kernelspecs come from: the disk and code (KernelSpecManager) or a gateway
@@ -12,4 +13,19 @@ export interface KernelSpecSource {
   defaultName(): Promise<string>;
   /** The bytes of a resource file of a spec (`logo-64x64.png`, `kernel.js`). Throws not-found. */
   resource(name: string, file: string): Promise<Uint8Array>;
+}
+
+/**
+ * The spec a kernel start asks for (`name`, or the default), under the name it is started as.
+ * Throws not-found `No such kernel named <name>` (jupyter_server's words); a gateway that cannot
+ * be asked is not a missing kernelspec, and its error passes through.
+ */
+export async function specToStart(source: KernelSpecSource, name: string | undefined): Promise<KernelSpecEntry> {
+  const wanted = kernelNameToStart(name || (await source.defaultName()));
+  try {
+    return await source.get(wanted);
+  } catch (error) {
+    if (isNbserveError(error) && error.kind !== 'not-found') throw error;
+    throw notFound(`No such kernel named ${wanted}`);
+  }
 }

@@ -75,3 +75,10 @@ export class SpareBuffer {
  * so a save keeps one 20 MB buffer between saves, not two.
  */
 export const sharedSpareBuffer = new SpareBuffer({ headroom: 0.25 });
+
+/**
+ * A second spare, for what needs another big buffer while the shared one is in use: a notebook's
+ * first open writes its answer here while the file's bytes are in the shared one, and a save
+ * parsed from its body's bytes serializes here while the body is in the shared one.
+ */
+export const secondSpareBuffer = new SpareBuffer({ headroom: 0.25 });

@@ -1,5 +1,5 @@
 import { upgradeWebSocket } from '@hono/node-server';
-import { NbserveError, ROOM_CLOSE_CODES } from '@nbserve/core';
+import { NbserveError } from '@nbserve/core';
 import type { Hono } from 'hono';
 import type { RawData, WebSocket } from 'ws';
 import type { NbserveEnv } from '../env.js';
@@ -16,10 +16,10 @@ import { requireWebSocketUpgrade } from './upgrade-request.js';
  */
 export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
   app.get('/api/collaboration/room/:room_id', async (c, next) => {
-    const collaboration = collaborationOf(c);
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const roomId = c.req.param('room_id') ?? '';
-    const { documents } = collaboration;
+    const { documents, closeCodes } = collaboration;
     documents.checkRoomId(roomId); // 400 or 404 before the upgrade
     requireWebSocketUpgrade(c);
     const handler = upgradeWebSocket(() => ({
@@ -55,10 +55,10 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
             const kind = error instanceof NbserveError ? error.kind : 'internal';
             const code =
               kind === 'not-found'
-                ? ROOM_CLOSE_CODES.notFound
+                ? closeCodes.notFound
                 : kind === 'bad-request'
-                  ? ROOM_CLOSE_CODES.malformed
-                  : ROOM_CLOSE_CODES.internal;
+                  ? closeCodes.malformed
+                  : closeCodes.internal;
             raw.close(code, `Error initializing: ${roomId}`.slice(0, 120));
           },
         );

@@ -59,13 +59,22 @@ export class LazyWebSocketServer extends EventEmitter {
   }
 }
 
-/** A fetch handler that loads `ws` before the app sees a WebSocket upgrade request. */
+/** A kernel or session start: the client's kernel WebSocket follows at once. */
+const KERNEL_START = /\/api\/(?:sessions|kernels)\/?(?:\?|$)/;
+
+/**
+ * A fetch handler that loads `ws` before the app sees a WebSocket upgrade request. A kernel or
+ * session start begins loading it too, so the WebSocket the client opens next does not wait for it.
+ */
 export function lazyWebSocketFetch<Env>(
   fetch: (request: Request, env?: Env) => Response | Promise<Response>,
   wss: LazyWebSocketServer,
 ): (request: Request, env?: Env) => Response | Promise<Response> {
   return (request, env) => {
-    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return fetch(request, env);
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
+      if (request.method === 'POST' && KERNEL_START.test(request.url)) void wss.ready().catch(() => {});
+      return fetch(request, env);
+    }
     return wss.ready().then(() => fetch(request, env));
   };
 }

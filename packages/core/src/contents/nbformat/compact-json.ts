@@ -1,40 +1,44 @@
-import { skipped, Writer } from './sorted-json.js';
+import type { SpareBuffer } from '../../util/spare-buffer.js';
+import { type RawStrings, skipped, stringBytes, Writer } from './sorted-json.js';
 
 /** A subtree holding a string at least this long is walked here; anything else goes to JSON.stringify whole. */
 const LONG_STRING = 4096;
 
-/** Whether a string of LONG_STRING or more characters is anywhere in `value` (stops at the first). */
-function hasLongString(value: unknown): boolean {
-  if (typeof value === 'string') return value.length >= LONG_STRING;
+/**
+ * Whether a string of LONG_STRING or more characters (or a marker of `raw`, which stands for one)
+ * is anywhere in `value` (stops at the first).
+ */
+function hasLongString(value: unknown, raw: RawStrings | undefined): boolean {
+  if (typeof value === 'string') return value.length >= LONG_STRING || (raw !== undefined && value.charCodeAt(0) === 0);
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) {
-    for (const item of value) if (hasLongString(item)) return true;
+    for (const item of value) if (hasLongString(item, raw)) return true;
     return false;
   }
-  for (const key of Object.keys(value)) if (hasLongString((value as Record<string, unknown>)[key])) return true;
+  for (const key of Object.keys(value)) if (hasLongString((value as Record<string, unknown>)[key], raw)) return true;
   return false;
 }
 
 /** Output size, exact for ASCII that needs no escapes; only the parts walked here are counted closely. */
-function estimateBytes(value: unknown): number {
-  if (typeof value === 'string') return value.length + 2;
+function estimateBytes(value: unknown, raw: RawStrings | undefined): number {
+  if (typeof value === 'string') return stringBytes(value, raw) + 2;
   if (typeof value !== 'object' || value === null) return 8;
   let total = 2;
   if (Array.isArray(value)) {
-    for (const item of value) total += 1 + estimateBytes(item);
+    for (const item of value) total += 1 + estimateBytes(item, raw);
     return total;
   }
   for (const key of Object.keys(value))
-    total += key.length + 4 + estimateBytes((value as Record<string, unknown>)[key]);
+    total += key.length + 4 + estimateBytes((value as Record<string, unknown>)[key], raw);
   return total;
 }
 
-function emit(writer: Writer, value: unknown): void {
+function emit(writer: Writer, value: unknown, raw: RawStrings | undefined): void {
   if (typeof value === 'string') {
     writer.string(value);
     return;
   }
-  if (typeof value !== 'object' || value === null || !hasLongString(value)) {
+  if (typeof value !== 'object' || value === null || !hasLongString(value, raw)) {
     writer.text(JSON.stringify(value) ?? 'null');
     return;
   }
@@ -42,7 +46,7 @@ function emit(writer: Writer, value: unknown): void {
     for (let i = 0; i < value.length; i++) {
       writer.text(i === 0 ? '[' : ',');
       const item: unknown = value[i];
-      emit(writer, skipped(item) ? null : item);
+      emit(writer, skipped(item) ? null : item, raw);
     }
     writer.text(value.length === 0 ? '[]' : ']');
     return;
@@ -53,7 +57,7 @@ function emit(writer: Writer, value: unknown): void {
     if (skipped(item)) continue;
     writer.text(`${first ? '{' : ','}${JSON.stringify(key)}:`);
     first = false;
-    emit(writer, item);
+    emit(writer, item, raw);
   }
   writer.text(first ? '{}' : '}');
 }
@@ -64,11 +68,19 @@ function emit(writer: Writer, value: unknown): void {
  * base64 images. Those are copied after a SIMD check for characters to escape; every subtree
  * without one goes through `JSON.stringify` as it is. A 20 MB notebook then costs one 20 MB
  * buffer, not a 20 MB string, its UTF-8 copy and a third copy with the model around it.
+ * With `raw`, a value from parseJsonBytes: its markers are written as the bytes they stand for.
+ * With `buffers`, into its spare when that is big enough.
  */
-export function compactJsonBytes(value: unknown, head = '', tail = ''): Buffer {
-  const writer = new Writer(head.length + estimateBytes(value) + tail.length, undefined);
+export function compactJsonBytes(
+  value: unknown,
+  head = '',
+  tail = '',
+  raw?: RawStrings,
+  buffers?: SpareBuffer,
+): Buffer {
+  const writer = new Writer(head.length + estimateBytes(value, raw) + tail.length, buffers, raw);
   writer.text(head);
-  emit(writer, value);
+  emit(writer, value, raw);
   writer.text(tail);
   return writer.finish();
 }

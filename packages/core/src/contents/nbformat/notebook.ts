@@ -4,9 +4,10 @@ import { badRequest } from '../../errors.js';
 import { isObject } from '../../util/is-object.js';
 import type { SpareBuffer } from '../../util/spare-buffer.js';
 import { rejoinLines, splitLines, stripTransient } from './lines.js';
+import { parseJsonBytes } from './parse-bytes.js';
 import { parseUntrustedJson } from './parse-json.js';
 import { notebookShapeSchema, validateNotebookV4 } from './schema-v4.js';
-import { sortedJsonBytes } from './sorted-json.js';
+import { type RawStrings, sortedJsonBytes } from './sorted-json.js';
 import { upgradeV2ToV3 } from './upgrade-v2.js';
 import { randomCellId, upgradeV3ToV4 } from './upgrade-v3.js';
 
@@ -107,14 +108,36 @@ export function readNotebookText(text: string, path: string): ParsedNotebook {
   return toNotebookV4(stripped, `Unreadable Notebook: ${path}`);
 }
 
+/**
+ * readNotebook without decoding the bytes, for a notebook that is mostly long strings (images):
+ * those stay in `bytes` and the notebook holds markers for them, which `raw` resolves and the
+ * JSON writers given `raw` copy (see parseJsonBytes). `null` when that does not apply, or for
+ * anything but a valid v4 notebook: readNotebook then reads it, and gives the message or the error.
+ */
+export function readNotebookBytes(bytes: Uint8Array): (ParsedNotebook & { raw: RawStrings }) | null {
+  const cut = parseJsonBytes(bytes);
+  if (cut === null || !isObject(cut.value) || cut.value.nbformat !== 4) return null;
+  let parsed: ParsedNotebook;
+  try {
+    parsed = toNotebookV4(stripTransient(cut.value), 'notebook');
+  } catch {
+    return null;
+  }
+  // a marker passes where its string does, and fails where its string fails (no long literal is
+  // an id, a tag or a type), but the message would show the marker: readNotebook words it
+  return parsed.validationMessage === null ? { ...parsed, raw: cut.raw } : null;
+}
+
 function unreadable(path: string, e: unknown): Error {
   return badRequest(`Unreadable Notebook: ${path} ${e instanceof Error ? e.message : 'invalid JSON'}`, 'bad notebook');
 }
 
 /**
  * Serializes like nbformat.writes: sorted keys, one-space indent, split lines, trailing newline.
- * With `buffers`, into its spare buffer when that is big enough (see sortedJsonBytes).
+ * With `buffers`, into its spare buffer when that is big enough (see sortedJsonBytes); with `raw`,
+ * a notebook from parseJsonBytes, its markers written as the bytes they stand for.
  */
-export function serializeNotebook(nb: Json, buffers?: SpareBuffer): Buffer {
-  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n', buffers);
+export function serializeNotebook(nb: Json, buffers?: SpareBuffer, raw?: RawStrings): Buffer {
+  // (a marker of `raw` is never split: the string it stands for holds no line break)
+  return sortedJsonBytes(splitLines(stripTransient(nb)), '\n', buffers, raw);
 }

@@ -27,7 +27,7 @@ export class JsonTooDeepError extends SyntaxError {
 }
 
 /** Throws JsonTooDeepError when `value` nests deeper than MAX_JSON_DEPTH. Iterative. */
-function checkJsonDepth(value: unknown): void {
+export function checkJsonDepth(value: unknown): void {
   if (typeof value !== 'object' || value === null) return;
   const pending: Array<[object, number]> = [[value, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {

@@ -17,8 +17,8 @@ import { type EscapeScanner, escapeScanner } from './escape-scan.js';
  * With `buffers`, the output is written into its spare when that is big enough (the caller gives
  * it back once done with the bytes).
  */
-export function sortedJsonBytes(value: unknown, suffix = '', buffers?: SpareBuffer): Buffer {
-  const writer = new Writer(estimateBytes(value, 0) + suffix.length, buffers);
+export function sortedJsonBytes(value: unknown, suffix = '', buffers?: SpareBuffer, raw?: RawStrings): Buffer {
+  const writer = new Writer(estimateBytes(value, 0, raw) + suffix.length, buffers, raw);
   writer.value(value, 0);
   writer.text(suffix);
   return writer.finish();
@@ -50,17 +50,25 @@ function orderedKeys(object: object): string[] {
 export const skipped = (value: unknown) =>
   value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
+/** For a marker of parseJsonBytes, the bytes it stands for; `undefined` for any other string. */
+export type RawStrings = (value: string) => Uint8Array | undefined;
+
+/** A string's length in the output, exact for ASCII that needs no escapes (and for a marker of `raw`). */
+export function stringBytes(value: string, raw: RawStrings | undefined): number {
+  return (raw !== undefined && value.charCodeAt(0) === 0 ? raw(value)?.byteLength : undefined) ?? value.length;
+}
+
 /** Roughly the output size, so the buffer is allocated once: exact for ASCII text that needs no escapes. */
-function estimateBytes(value: unknown, depth: number): number {
-  if (typeof value === 'string') return value.length + 2;
+function estimateBytes(value: unknown, depth: number, raw: RawStrings | undefined): number {
+  if (typeof value === 'string') return stringBytes(value, raw) + 2;
   if (typeof value !== 'object' || value === null) return 8;
   let total = 2 + depth;
   if (Array.isArray(value)) {
-    for (const item of value) total += depth + 3 + estimateBytes(item, depth + 1);
+    for (const item of value) total += depth + 3 + estimateBytes(item, depth + 1, raw);
     return total;
   }
   for (const key of Object.keys(value)) {
-    total += depth + key.length + 6 + estimateBytes((value as Record<string, unknown>)[key], depth + 1);
+    total += depth + key.length + 6 + estimateBytes((value as Record<string, unknown>)[key], depth + 1, raw);
   }
   return total;
 }
@@ -72,10 +80,13 @@ export class Writer {
   /** Small text not yet in the buffer: punctuation, indentation, numbers and short strings. */
   #pending = '';
   readonly #scanner: EscapeScanner | null = escapeScanner();
+  /** The bytes a marker of parseJsonBytes stands for (see CutJson.raw). */
+  readonly #raw: RawStrings | undefined;
 
-  constructor(estimate: number, buffers: SpareBuffer | undefined) {
+  constructor(estimate: number, buffers: SpareBuffer | undefined, raw?: RawStrings) {
     const size = estimate + (estimate >>> 4) + 1024;
     this.#buf = buffers ? buffers.take(size) : Buffer.allocUnsafe(size);
+    this.#raw = raw;
   }
 
   value(value: unknown, depth: number): void {
@@ -134,6 +145,14 @@ export class Writer {
   }
 
   string(value: string): void {
+    const raw = this.#raw !== undefined && value.charCodeAt(0) === 0 ? this.#raw(value) : undefined;
+    if (raw !== undefined) {
+      this.text('"');
+      this.#flush();
+      this.#append(raw);
+      this.text('"');
+      return;
+    }
     if (value.length < LONG_STRING || this.#scanner === null) {
       this.text(JSON.stringify(value));
       return;

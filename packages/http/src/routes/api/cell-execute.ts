@@ -37,7 +37,7 @@ const InputBody = v.object(
  */
 export function registerCellExecuteRoutes(app: Hono<NbserveEnv>): void {
   app.post('/api/kernels/:kernel_id/execute', async (c, next: Next) => {
-    const collaboration = collaborationOf(c);
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const kernelId = kernelIdParam(c);
     const { code, metadata } = await parseJsonBody(c, ExecuteBody);
@@ -48,8 +48,8 @@ export function registerCellExecuteRoutes(app: Hono<NbserveEnv>): void {
     return c.json(view(request, location), 202);
   });
 
-  app.get('/api/kernels/:kernel_id/requests/:request_id', (c: Ctx, next: Next) => {
-    const collaboration = collaborationOf(c);
+  app.get('/api/kernels/:kernel_id/requests/:request_id', async (c: Ctx, next: Next) => {
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const kernelId = kernelIdParam(c);
     const request = collaboration.executor.get(kernelId, c.req.param('request_id') ?? '');
@@ -58,7 +58,7 @@ export function registerCellExecuteRoutes(app: Hono<NbserveEnv>): void {
   });
 
   app.post('/api/kernels/:kernel_id/requests/:request_id/input', async (c: Ctx, next: Next) => {
-    const collaboration = collaborationOf(c);
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const kernelId = kernelIdParam(c);
     const { value } = await parseJsonBody(c, InputBody);

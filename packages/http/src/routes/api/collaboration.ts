@@ -21,9 +21,12 @@ const SessionBody = v.object(
 const IdQuery = v.object({ id: v.pipe(v.string('id is required'), v.maxLength(100, 'id is too long')) });
 const PathQuery = v.object({ path: v.pipe(v.string('path is required'), v.maxLength(4096, 'path is too long')) });
 
-/** The live-document services, or `undefined` when collaboration is off (the route then falls through to a 404). */
-export function collaborationOf(c: Ctx): CollaborationServices | undefined {
-  return c.get('services').collaboration ?? undefined;
+/**
+ * The live-document services (loaded on the first call), or `undefined` when collaboration is
+ * off (the route then falls through to a 404).
+ */
+export async function collaborationOf(c: Ctx): Promise<CollaborationServices | undefined> {
+  return (await c.get('services').collaboration) ?? undefined;
 }
 
 /**
@@ -36,7 +39,7 @@ export function collaborationOf(c: Ctx): CollaborationServices | undefined {
 export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
   app.use('/api/contents/*', async (c, next) => {
     const method = c.req.method;
-    const collaboration = method === 'PATCH' || method === 'DELETE' ? collaborationOf(c) : undefined;
+    const collaboration = method === 'PATCH' || method === 'DELETE' ? await collaborationOf(c) : undefined;
     if (!collaboration) return next();
     let from: string;
     try {
@@ -55,7 +58,7 @@ export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
   });
 
   app.put(`${SESSION_PREFIX}/*`, async (c, next: Next) => {
-    const collaboration = collaborationOf(c);
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const path = pathSegmentsAfter(c, SESSION_PREFIX).join('/');
     const { format, type } = await parseJsonBody(c, SessionBody);
@@ -63,8 +66,8 @@ export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
     return c.json({ format, type, fileId, sessionId: collaboration.documents.sessionId }, created ? 201 : 200);
   });
 
-  app.get('/api/fileid/id', (c, next: Next) => {
-    const collaboration = collaborationOf(c);
+  app.get('/api/fileid/id', async (c, next: Next) => {
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const { path } = parseWith(PathQuery, c.req.query(), 'query');
     const id = collaboration.documents.fileIds.getId(path.replace(/^\/+|\/+$/g, ''));
@@ -72,8 +75,8 @@ export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
     return c.json({ id, path });
   });
 
-  app.get('/api/fileid/path', (c, next: Next) => {
-    const collaboration = collaborationOf(c);
+  app.get('/api/fileid/path', async (c, next: Next) => {
+    const collaboration = await collaborationOf(c);
     if (!collaboration) return next();
     const { id } = parseWith(IdQuery, c.req.query(), 'query');
     const path = collaboration.documents.fileIds.getPath(id);

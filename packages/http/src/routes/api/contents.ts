@@ -1,8 +1,9 @@
-import { badRequest, type ContentsModel, type ErrorReason, type SavePrecondition } from '@nbserve/core';
+import { ServerResponse } from 'node:http';
+import { badRequest, type ContentsModel, type ErrorReason, materialize, type SavePrecondition } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
-import { readJsonBody } from '../../validate.js';
+import { readJsonBody, readJsonBodyBytes } from '../../validate.js';
 import { escapePath, httpDate, pathSegmentsAfter, urlBase } from '../contents-path.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -112,7 +113,7 @@ async function get(c: Ctx, path: string): Promise<Response> {
     throw badRequest(issue.message, QUERY_REASON[key] ?? null);
   }
   const query = parsed.output;
-  const { model, json } = await c.get('services').contents.getSerialized(path, {
+  const { model, json, release } = await c.get('services').contents.getSerialized(path, {
     ...(query.type ? { type: query.type } : {}),
     ...(query.format ? { format: query.format } : {}),
     content: query.content !== '0',
@@ -125,19 +126,44 @@ async function get(c: Ctx, path: string): Promise<Response> {
   if (model.total !== undefined) headers['X-Total-Count'] = String(model.total);
   // Already JSON as UTF-8 (a cached notebook's content is spliced in), with the type c.json sets.
   headers['Content-Type'] = 'application/json';
+  if (release) releaseWhenSent(c, release);
   return c.body(json, 200, headers);
 }
 
+/**
+ * An answer in lent memory (see SerializedModel.release) is given back once the response is
+ * closed: written out to the socket, or aborted. Elsewhere than under @hono/node-server it is
+ * never given back (the memory is then simply collected).
+ */
+function releaseWhenSent(c: Ctx, release: () => void): void {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (outgoing instanceof ServerResponse) outgoing.once('close', release);
+}
+
 async function put(c: Ctx, path: string): Promise<Response> {
-  const body = await readJsonBody(c);
-  const contents = c.get('services').contents;
-  // No body at all: Jupyter creates an untitled file in <path> as if it were a POST.
-  if (body === undefined) return modelResponse(c, await contents.newUntitled(path), 201, true);
-  const input = parseBody(PutBody, body);
-  if (input.copy_from !== undefined) throw badRequest('Cannot copy with PUT, only POST');
-  const { copy_from: _ignored, ...model } = input;
-  const { model: saved, created } = await contents.save(path, model, precondition(c));
-  return modelResponse(c, saved, created ? 201 : 200, true);
+  // a big notebook is parsed from the body's bytes, its long strings copied from there to the file
+  const { value: body, raw, release } = await readJsonBodyBytes(c);
+  try {
+    const contents = c.get('services').contents;
+    // No body at all: Jupyter creates an untitled file in <path> as if it were a POST.
+    if (body === undefined) return modelResponse(c, await contents.newUntitled(path), 201, true);
+    const input = parseBody(PutBody, raw ? withRealFields(body, raw) : body);
+    if (input.copy_from !== undefined) throw badRequest('Cannot copy with PUT, only POST');
+    const { copy_from: _ignored, ...model } = input;
+    const { model: saved, created } = await contents.save(path, model, precondition(c), raw);
+    return modelResponse(c, saved, created ? 201 : 200, true);
+  } finally {
+    release();
+  }
+}
+
+/** A body from readJsonBodyBytes with real strings in every field but `content` (the manager's part). */
+function withRealFields(body: unknown, raw: (value: string) => Uint8Array | undefined): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return materialize(body, raw);
+  const { content, ...fields } = body as Record<string, unknown>;
+  const out = materialize(fields, raw) as Record<string, unknown>;
+  if ('content' in body) out.content = content;
+  return out;
 }
 
 async function post(c: Ctx, path: string): Promise<Response> {

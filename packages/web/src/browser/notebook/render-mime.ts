@@ -88,11 +88,11 @@ function sandboxFrame(mime: string, content: string): HTMLElement {
 
 /** Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). */
 export function renderBundle(bundle: MimeBundle, metadata: Record<string, unknown>, trusted: boolean): HTMLElement {
-  // A widget view renders (trusted outputs only, as in JupyterLab) over its text/plain form.
-  if (trusted && bundle[WIDGET_VIEW_MIME] !== undefined) {
+  // A widget view renders over its text/plain form (untrusted: a live kernel model only, host.ts).
+  if (bundle[WIDGET_VIEW_MIME] !== undefined) {
     const { [WIDGET_VIEW_MIME]: view, ...rest } = bundle;
     const wrap = h('div', { className: 'output-rendered', 'data-mime-type': WIDGET_VIEW_MIME });
-    wrap.append(widgetHost.render(view, renderBundle(rest, metadata, trusted)));
+    wrap.append(widgetHost.render(view, renderBundle(rest, metadata, trusted), trusted));
     return wrap;
   }
   const mime = pickMime(bundle, trusted);

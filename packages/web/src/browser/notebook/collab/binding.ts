@@ -1,5 +1,6 @@
 import { keymap } from '@codemirror/view';
 import type { CellChange, NotebookChange, SharedCell, YCellType, YCodeCell } from '@jupyter/ydoc';
+import { insertSharedCells, moveSharedCells } from '@nbserve/core/ycells';
 import { yCollab, yUndoManagerKeymap } from 'y-codemirror.next';
 import * as Y from 'yjs';
 import type { Cell } from '../cell.js';
@@ -53,7 +54,7 @@ export class NotebookBinding implements SharedStructure {
    */
   async open(trustedIds: ReadonlySet<string>): Promise<void> {
     const nb = this.ynotebook;
-    if (nb.cells.length === 0) nb.insertCell(0, { cell_type: 'code', source: '', metadata: {} });
+    if (nb.cells.length === 0) insertSharedCells(nb, 0, [{ cell_type: 'code', source: '', metadata: {} }]);
     nb.changed.connect(this.onChanged, this);
     this.nb.shared = this;
     for (let attempt = 0; ; attempt++) {
@@ -77,7 +78,7 @@ export class NotebookBinding implements SharedStructure {
   // ---- SharedStructure: the page's own changes go into the document ----
 
   insert(index: number, data: CellData): Cell {
-    this.locally(() => this.ynotebook.insertCell(index, toSharedCell(data) as SharedCell.Cell));
+    this.locally(() => insertSharedCells(this.ynotebook, index, [toSharedCell(data) as SharedCell.Cell]));
     return this.nb.cells[index] as Cell;
   }
 
@@ -86,7 +87,7 @@ export class NotebookBinding implements SharedStructure {
   }
 
   move(from: number, to: number, n: number): void {
-    this.locally(() => this.ynotebook.moveCells(from, to, n));
+    this.locally(() => moveSharedCells(this.ynotebook, from, to, n));
   }
 
   clearOutputs(): void {

@@ -1,4 +1,5 @@
 import type { YNotebook } from '@jupyter/ydoc';
+import { replaceSharedNotebook } from '@nbserve/core/ycells';
 import { api, type ContentsModel, contentsRoute } from '../../lib/api.js';
 import { toast } from '../../lib/dom.js';
 import type { Cell } from '../cell.js';
@@ -113,7 +114,7 @@ export class LiveNotebook {
     for (let waited = 0; waited < FOLLOW_MS && !holds(); waited += 250) await new Promise((r) => setTimeout(r, 250));
     if (!holds()) {
       const content = { ...file, cells: file.cells.map(toSharedCell) };
-      nb.fromJSON(content as unknown as Parameters<YNotebook['fromJSON']>[0]);
+      replaceSharedNotebook(nb, content as unknown as Parameters<YNotebook['fromJSON']>[0]);
     }
     // The file's trust (a notebook just trusted, or signed cells) decides how outputs are shown.
     this.binding.retrust((i) => this.nb.trusted || file.cells[i]?.metadata.trusted === true);

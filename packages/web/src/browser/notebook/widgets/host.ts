@@ -54,9 +54,12 @@ export class WidgetHost {
 
   /**
    * An output with a widget view: `fallback` (its text/plain) is shown until the view is there,
-   * and stays if no kernel and no saved state knows the widget.
+   * and stays if no kernel and no saved state knows the widget. An untrusted output (a shared
+   * notebook's outputs after a reload: the server's saves of the document are not signed) shows
+   * only a model that is live in the page's kernel, made by code its users ran; a saved (and
+   * possibly foreign) widget state is drawn in trusted outputs only, as JupyterLab does.
    */
-  render(data: unknown, fallback: HTMLElement): HTMLElement {
+  render(data: unknown, fallback: HTMLElement, trusted = true): HTMLElement {
     const box = document.createElement('div');
     box.className = 'widget-area';
     box.append(fallback);
@@ -74,7 +77,7 @@ export class WidgetHost {
           await new Promise((resolve) => setTimeout(resolve, 50));
           await this.chain;
         }
-        if (!manager.has_model(modelId)) return;
+        if (!manager.has_model(modelId) || !(trusted || manager.isLive(modelId))) return;
         fallback.replaceWith(view);
         if (!(await manager.display(modelId, view))) view.replaceWith(fallback);
       })

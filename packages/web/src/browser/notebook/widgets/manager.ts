@@ -91,6 +91,11 @@ export class PageWidgetManager extends ManagerBase {
     return true;
   }
 
+  /** Whether `modelId` has a comm to the kernel (not only a saved state). */
+  isLive(modelId: string): boolean {
+    return this.comms.has(modelId);
+  }
+
   /** `application/vnd.jupyter.widget-state+json` of every model, as JupyterLab saves it. */
   stateForSave(): IManagerState | undefined {
     if (this.models.size === 0) return undefined;
