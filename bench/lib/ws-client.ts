@@ -67,6 +67,45 @@ export class WsKernelClient implements KernelClient {
     await requestUntilReply(this, 'kernel_info_request', timeoutMs);
   }
 
+  /**
+   * What JupyterLab's kernel connection does on every (re)connect: one `kernel_info_request`, then
+   * wait for its reply and an iopub message (the server opens a client's kernel sockets only once
+   * the kernel answers, so nothing is lost). `kernelInfo` instead resends every 100 ms, which a
+   * server that accepts the WebSocket before the kernel is up gets ten times a second per kernel.
+   */
+  async kernelInfoOnce(timeoutMs = 60_000): Promise<void> {
+    let off = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    let closed = () => {};
+    try {
+      await new Promise<void>((resolve, reject) => {
+        // a socket the server closes gets no answer: fail at once, so the caller can reconnect
+        closed = () => reject(new Error('the server closed the WebSocket before kernel_info_reply'));
+        this.socket.once('close', closed);
+        let id = '';
+        const replies = new Set<string>();
+        let iopubSeen = false;
+        const check = () => {
+          if (id && replies.has(id) && iopubSeen) resolve();
+        };
+        off = this.onMessage((m) => {
+          if (m.channel === 'iopub') iopubSeen = true;
+          if (m.header.msg_type === 'kernel_info_reply') replies.add(String(m.parent_header.msg_id));
+          check();
+        });
+        timer = setTimeout(() => reject(new Error(`no kernel_info_reply within ${timeoutMs} ms`)), timeoutMs);
+        this.send('shell', 'kernel_info_request', {}).then((m) => {
+          id = m.header.msg_id;
+          check();
+        }, reject);
+      });
+    } finally {
+      clearTimeout(timer);
+      off();
+      this.socket.off('close', closed);
+    }
+  }
+
   async execute(code: string): Promise<Message> {
     return await this.send('shell', 'execute_request', executeContent(code));
   }

@@ -207,7 +207,8 @@ export const manyKernelsScenario: Scenario = {
                 for (let attempt = 1; ; attempt++) {
                   const ws = await WsKernelClient.connect(server.origin, server.token, model.id);
                   try {
-                    await ws.kernelInfo(120_000);
+                    // one request per connection, as JupyterLab sends (see kernelInfoOnce)
+                    await ws.kernelInfoOnce(120_000);
                     return model.id;
                   } catch (error) {
                     if (ws.isOpen || attempt === 3) throw error;
@@ -274,6 +275,7 @@ export const manyKernelsScenario: Scenario = {
       targets: [{ kind: 'margin', against: 'jupyter_server', bound: 0.1, text: '≤ jupyter_server + 0.1 MB' }],
       notes: [
         "(RSS with the kernels - RSS with one warm-up kernel) / count; kernels' own processes are not counted",
+        'each client sends one kernel_info_request per WebSocket, as JupyterLab does; what a kernel costs: docs/benchmarks.md',
         `per round: ${ctx
           .serverKinds()
           .map((k) => `${k} ${(samples.idle[k] ?? []).map((v) => v.toFixed(2)).join(', ')} MB`)
@@ -285,7 +287,7 @@ export const manyKernelsScenario: Scenario = {
       metric: `server RSS per kernel, ${soonMs / 1000} s after the start (median of ${rounds} rounds)`,
       unit: 'MB',
       values: perKernelSoon,
-      notes: ["nbserve's young generation, grown by the start burst, has not always been given back yet"],
+      notes: ["right after a burst V8's young generation may still be grown (docs/benchmarks.md)"],
     });
   },
 };

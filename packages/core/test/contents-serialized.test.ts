@@ -44,7 +44,16 @@ const onDisk = (text: string) =>
     1,
   )}\n`;
 
-const text = (serialized: { json: Uint8Array }) => Buffer.from(serialized.json).toString('utf8');
+/** A whole (not streamed) answer as text. */
+const text = (serialized: { json: Uint8Array | ReadableStream<Uint8Array> }) => {
+  if (!(serialized.json instanceof Uint8Array)) throw new Error('a streamed answer');
+  return Buffer.from(serialized.json).toString('utf8');
+};
+/** A whole or streamed answer as text. */
+async function readAll(serialized: { json: Uint8Array | ReadableStream<Uint8Array> }): Promise<string> {
+  if (serialized.json instanceof Uint8Array) return text(serialized);
+  return Buffer.from(await new Response(serialized.json).arrayBuffer()).toString('utf8');
+}
 
 let root: string;
 let store: CountingStore;
@@ -137,8 +146,8 @@ describe('ContentsManager.getSerialized', () => {
   it.each(cases)('%s %j is exactly JSON.stringify(get())', async (path, options) => {
     const expected = JSON.stringify(await contents.get(path, options));
     // twice: the second notebook answer comes from the cache
-    expect(text(await contents.getSerialized(path, options))).toBe(expected);
-    expect(text(await contents.getSerialized(path, options))).toBe(expected);
+    expect(await readAll(await contents.getSerialized(path, options))).toBe(expected);
+    expect(await readAll(await contents.getSerialized(path, options))).toBe(expected);
   });
 
   it.each([

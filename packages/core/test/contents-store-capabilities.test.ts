@@ -65,7 +65,11 @@ const bigNotebook = (fill: string) => ({
   nbformat_minor: 5,
 });
 
-const text = (serialized: { json: Uint8Array }) => Buffer.from(serialized.json).toString('utf8');
+/** A whole (not streamed) answer as text. */
+const text = (serialized: { json: Uint8Array | ReadableStream<Uint8Array> }) => {
+  if (!(serialized.json instanceof Uint8Array)) throw new Error('a streamed answer');
+  return Buffer.from(serialized.json).toString('utf8');
+};
 
 describe('store capabilities', () => {
   it("this package's stores declare both; file checkpoints inherit their store's", () => {

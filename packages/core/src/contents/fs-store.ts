@@ -15,7 +15,7 @@ import {
 import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreNames, StoreStat } from './store.js';
 
 /**
  * A ContentsStore over a directory of the local file system.
@@ -81,26 +81,31 @@ export class FileSystemStore implements ContentsStore {
     return entries;
   }
 
-  async listKinds(path: string): Promise<{ name: string; kind: 'file' | 'directory' }[]> {
+  async listKinds(path: string): Promise<StoreNames> {
     const dir = await this.#requireExisting(path);
-    const dirents = await this.#meta.readdir(dir).catch((e) => {
+    const { files, directories, symlinks } = await this.#meta.readdirKinds(dir).catch((e) => {
       throw mapFsError(e, path);
     });
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
-    const out: { name: string; kind: 'file' | 'directory' }[] = [];
-    for (const d of dirents) {
-      if (d.isFile()) out.push({ name: d.name, kind: 'file' });
-      else if (d.isDirectory()) out.push({ name: d.name, kind: 'directory' });
-      else if (d.isSymbolicLink()) {
-        // only links are resolved here: where they end decides whether and as what they are listed
-        const real = await this.#meta.realpath(prefix + d.name).catch(() => null);
-        const stat =
-          real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
-        const kind = stat ? this.#toStat(stat)?.kind : undefined;
-        if (kind) out.push({ name: d.name, kind });
-      }
+    for (const name of symlinks) {
+      // only links are resolved here: where they end decides whether and as what they are listed
+      const real = await this.#meta.realpath(prefix + name).catch(() => null);
+      const stat = real !== null && (await this.#contains(real)) ? await this.#meta.stat(real).catch(() => null) : null;
+      const kind = stat ? this.#toStat(stat)?.kind : undefined;
+      if (kind === 'file') files.push(name);
+      else if (kind === 'directory') directories.push(name);
     }
-    return out;
+    return { files, directories };
+  }
+
+  async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {
+    const dir = await this.#resolveExisting(path).catch(() => null);
+    if (dir === null) return names.map(() => null);
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    return this.#meta.statMany(
+      names.map((name) => prefix + name),
+      (raw) => this.#toStat(raw),
+    );
   }
 
   async read(path: string): Promise<Uint8Array> {

@@ -28,5 +28,5 @@ export {
   MemorySignatureStore,
   type SignatureStore,
 } from './signature-stores.js';
-export type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat } from './store.js';
+export type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreNames, StoreStat } from './store.js';
 export { isoTimestamp, parseTimestampMicros } from './timestamps.js';

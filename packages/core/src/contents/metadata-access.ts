@@ -1,4 +1,13 @@
-import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
+import {
+  type Dir,
+  type Dirent,
+  lstatSync,
+  opendirSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import * as fs from 'node:fs/promises';
 
 /** statfs(2) magic numbers of file systems whose metadata calls may go over a network. */
@@ -24,6 +33,41 @@ const SLOW_CALL_MS = 1000;
 const SLOW_BATCH_MS = 2000;
 const ASYNC_PERIOD_MS = 30_000;
 const STAT_BATCH = 256;
+/** Directory entries read per opendir call. */
+const DIR_BUFFER = 1024;
+
+/** A directory's entry names by kind, in directory order. */
+export interface DirectoryNames {
+  files: string[];
+  directories: string[];
+  symlinks: string[];
+}
+
+function addByKind(out: DirectoryNames, d: Dirent): void {
+  if (d.isFile()) out.files.push(d.name);
+  else if (d.isDirectory()) out.directories.push(d.name);
+  else if (d.isSymbolicLink()) out.symlinks.push(d.name);
+}
+
+function namesSync(dir: Dir): DirectoryNames {
+  const out: DirectoryNames = { files: [], directories: [], symlinks: [] };
+  try {
+    for (let d = dir.readSync(); d !== null; d = dir.readSync()) addByKind(out, d);
+  } finally {
+    dir.closeSync();
+  }
+  return out;
+}
+
+async function namesAsync(dir: Dir): Promise<DirectoryNames> {
+  const out: DirectoryNames = { files: [], directories: [], symlinks: [] };
+  try {
+    for (let d = await dir.read(); d !== null; d = await dir.read()) addByKind(out, d);
+  } finally {
+    await dir.close();
+  }
+  return out;
+}
 
 /**
  * File-system *metadata* calls (stat, lstat, realpath, readdir) for the FileSystemStore.
@@ -71,6 +115,18 @@ export class MetadataAccess {
     return this.#call(
       () => readdirSync(path, { withFileTypes: true }),
       () => fs.readdir(path, { withFileTypes: true }),
+    );
+  }
+
+  /**
+   * A directory's entries by kind, names only (sockets, fifos and devices left out): read in
+   * batches through opendir, so 100,000 entries leave 100,000 names behind and no Dirent objects
+   * (those would outlive the young generation and stay in the old one until a full GC).
+   */
+  readdirKinds(path: string): Promise<DirectoryNames> {
+    return this.#call(
+      () => namesSync(opendirSync(path, { bufferSize: DIR_BUFFER })),
+      async () => namesAsync(await fs.opendir(path, { bufferSize: DIR_BUFFER })),
     );
   }
 

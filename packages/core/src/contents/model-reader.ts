@@ -1,6 +1,6 @@
 import type { SpareBuffer } from '../util/spare-buffer.js';
 import { decodeFileContent, setHash } from './file-content.js';
-import { type ListedEntry, listingJsonChunks } from './listing-json.js';
+import { type ListedEntry, ListingWriter } from './listing-json.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
 import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText } from './nbformat/notebook.js';
@@ -11,6 +11,17 @@ import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
 const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
+/** Listings of at least this many entries are streamed (see ListingJson). */
+const STREAM_FROM = 4096;
+/** Entries stat'ed and written per part of a streamed listing (about 300 KB of JSON). */
+const STREAM_BATCH = 1024;
+
+/**
+ * A directory's children as the JSON array of their models, in UTF-8: whole, or for a big
+ * directory a function giving it in parts (each call stats the entries afresh as it goes, so
+ * 100,000 entries never have their stats, models or JSON in memory at once).
+ */
+export type ListingJson = Uint8Array<ArrayBuffer> | (() => AsyncGenerator<Uint8Array<ArrayBuffer>>);
 
 /** A model without content: every field a GET has, in Jupyter's order; the one shape of a model. */
 export function baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
@@ -230,9 +241,69 @@ export class ModelReader {
     }
   }
 
-  /** The JSON of the listed children in text chunks: joined, exactly `JSON.stringify` of `children(path)`. */
-  async childrenJson(path: string): Promise<string[]> {
-    return listingJsonChunks(path, await this.#sortedEntries(path));
+  /**
+   * The JSON of the listed children: exactly `JSON.stringify` of `children(path)`, except that a
+   * child gone between the readdir and its stat is left out silently. A directory that cannot be
+   * read throws here, before any byte.
+   */
+  async childrenJson(path: string): Promise<ListingJson> {
+    const names = await this.#sortedNames(path);
+    if (names === null) {
+      const writer = new ListingWriter(path);
+      writer.open();
+      for (const { name, type, stat } of await this.#sortedEntries(path)) writer.entry(name, type, stat);
+      writer.close();
+      return writer.take();
+    }
+    if (names.length < STREAM_FROM) {
+      const writer = new ListingWriter(path, 512 + 300 * names.length);
+      writer.open();
+      await this.#writeEntries(writer, path, names);
+      writer.close();
+      return writer.take();
+    }
+    return () => this.#streamJson(path, names);
+  }
+
+  async *#streamJson(path: string, names: readonly string[]): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+    const writer = new ListingWriter(path, 512 + 300 * STREAM_BATCH);
+    writer.open();
+    for (let start = 0; start < names.length; start += STREAM_BATCH) {
+      await this.#writeEntries(writer, path, names.slice(start, start + STREAM_BATCH));
+      if (start + STREAM_BATCH >= names.length) writer.close();
+      yield writer.take();
+    }
+  }
+
+  /** Stats `names` and writes those still there. */
+  async #writeEntries(writer: ListingWriter, path: string, names: readonly string[]): Promise<void> {
+    const stats = await this.#statChildren(path, names);
+    names.forEach((name, i) => {
+      const stat = stats[i];
+      if (stat) writer.entry(name, typeOf(name, stat.kind), stat);
+    });
+  }
+
+  #statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {
+    if (this.#store.statChildren) {
+      return this.#store.statChildren(path, names);
+    }
+    return Promise.all(names.map((name) => this.#store.stat(joinPath(path, name))));
+  }
+
+  /**
+   * The listed children's names, sorted as the listing is, before any stat (just the names: a
+   * 100,000-entry directory leaves nothing else behind); `null` if the store cannot.
+   */
+  async #sortedNames(path: string): Promise<string[] | null> {
+    if (!this.#store.listKinds) return null;
+    const { files, directories } = await this.#store.listKinds(path);
+    const notebooks: string[] = [];
+    const others: string[] = [];
+    for (const name of files) {
+      if (this.#listed(name)) (name.endsWith('.ipynb') ? notebooks : others).push(name);
+    }
+    return [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)];
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -251,24 +322,20 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    if (!this.#store.listKinds) {
+    const names = await this.#sortedNames(path);
+    if (names === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
     }
-    const kinds: { name: string; type: ContentType; key: string }[] = [];
-    for (const { name, kind } of await this.#store.listKinds(path)) {
-      if (this.#listed(name)) kinds.push({ name, type: typeOf(name, kind), key: name.toLowerCase() });
-    }
-    kinds.sort(byKindThenName);
-    const slice = kinds.slice(page.offset, page.offset + page.limit);
-    const stats = await Promise.all(slice.map(({ name }) => this.#store.stat(joinPath(path, name))));
+    const slice = names.slice(page.offset, page.offset + page.limit);
+    const stats = await this.#statChildren(path, slice);
     const entries: ListedEntry[] = [];
-    slice.forEach(({ name }, i) => {
+    slice.forEach((name, i) => {
       const stat = stats[i];
       // an entry gone since the readdir is left out of its page (the total counted it)
       if (stat) entries.push({ name, type: typeOf(name, stat.kind), stat });
     });
-    return { entries, total: kinds.length };
+    return { entries, total: names.length };
   }
 
   async #sortedEntries(path: string): Promise<ListedEntry[]> {
@@ -284,6 +351,18 @@ export class ModelReader {
 
 function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
   return kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
+}
+
+/** Names in case-insensitive order (as byKindThenName within a kind), each lowercased once. */
+function byName(names: readonly string[]): string[] {
+  const keys = names.map((name) => name.toLowerCase());
+  const order = new Uint32Array(names.length).map((_, i) => i);
+  order.sort((a, b) => {
+    const ka = keys[a] as string;
+    const kb = keys[b] as string;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+  return Array.from(order, (i) => names[i] as string);
 }
 
 /** Case-insensitive within each kind (IPython 3 order). */

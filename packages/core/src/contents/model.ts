@@ -43,8 +43,11 @@ export interface GetOptions {
 export interface SerializedModel {
   /** The model; for a notebook its `content` is `null` (it is only in `json`). */
   model: ContentsModel;
-  /** Exactly the UTF-8 bytes of `JSON.stringify` of the full model. */
-  json: Uint8Array<ArrayBuffer>;
+  /**
+   * Exactly the UTF-8 bytes of `JSON.stringify` of the full model; a stream of them for a big
+   * directory's listing (its entries are stat'ed as it is read; one gone meanwhile is left out).
+   */
+  json: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>>;
   /**
    * Set when `json` is in memory lent for this answer: call it once `json` is written out (or
    * will never be), and not before; not calling it only costs the reuse of that memory.

@@ -1,6 +1,6 @@
 import { secondSpareBuffer } from '../util/spare-buffer.js';
 import type { ContentsModel, GetOptions, SerializedModel } from './model.js';
-import { baseModel, type ModelReader } from './model-reader.js';
+import { baseModel, type ListingJson, type ModelReader } from './model-reader.js';
 import { compactJsonBytes } from './nbformat/compact-json.js';
 import { ServedNotebookCache } from './served-notebook-cache.js';
 import type { StoreStat } from './store.js';
@@ -36,7 +36,7 @@ export class ServedBytes {
   readonly #notebooks: ServedNotebookCache;
   readonly #reuseListings: boolean;
   /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
-  readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<string[]> }>();
+  readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<ListingJson> }>();
   /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
   #trustGeneration = 0;
   /** Big notebooks served once without keeping their JSON: path -> the stat they had. */
@@ -59,7 +59,11 @@ export class ServedBytes {
       if ((options.type ?? 'directory') !== 'directory' || options.content === false || options.page) return null;
       const model = baseModel(path, stat, 'directory');
       model.format = 'json';
-      return { model, json: spliceContent(model, await this.#listing(path, stat)) };
+      const listing = await this.#listing(path, stat);
+      return {
+        model,
+        json: typeof listing === 'function' ? streamContent(model, listing) : spliceContent(model, [listing]),
+      };
     }
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
     if (type !== 'notebook' || options.content === false || options.hash) return null;
@@ -95,7 +99,7 @@ export class ServedBytes {
    * mtime is unchanged (an entry was added, removed or renamed) and nothing was written through
    * the manager; only an in-place edit made outside the server shows up that much later.
    */
-  #listing(path: string, stat: StoreStat): Promise<string[]> {
+  #listing(path: string, stat: StoreStat): Promise<ListingJson> {
     if (!this.#reuseListings) return this.#listingJson(path);
     const cached = this.#listings.get(path);
     const now = performance.now();
@@ -105,7 +109,8 @@ export class ServedBytes {
     const json = this.#listingJson(path);
     const entry = { dirMtimeMs: stat.mtimeMs, at: now, json };
     this.#listings.set(path, entry);
-    // Dropped once it is built and its window has passed: a 100,000-entry listing is 28 MB.
+    // Dropped once it is built and its window has passed. A big one is streamed, and only its
+    // sorted names are shared: every request stats the entries as it writes them.
     const drop = () => {
       if (this.#listings.get(path) === entry) this.#listings.delete(path);
     };
@@ -113,8 +118,8 @@ export class ServedBytes {
     return json;
   }
 
-  /** The same child models `get` lists, written as JSON text in chunks. */
-  #listingJson(path: string): Promise<string[]> {
+  /** The same child models `get` lists, as JSON. */
+  #listingJson(path: string): Promise<ListingJson> {
     return this.#reader.childrenJson(path);
   }
 
@@ -174,15 +179,51 @@ function notebookModel(path: string, stat: StoreStat, served: { size: number; me
 }
 
 /**
+ * The model's JSON with a streamed listing as its `content`: read part by part, so each part is
+ * stat'ed and written only when the response has room for it (the HTTP server reads on `drain`).
+ */
+function streamContent(model: ContentsModel, listing: () => AsyncGenerator<Uint8Array<ArrayBuffer>>) {
+  const [head, tail] = shellAround(model);
+  let parts: AsyncGenerator<Uint8Array<ArrayBuffer>> | undefined;
+  return new ReadableStream<Uint8Array<ArrayBuffer>>(
+    {
+      async pull(controller) {
+        if (!parts) {
+          parts = listing();
+          controller.enqueue(Buffer.from(head) as Uint8Array<ArrayBuffer>);
+          return;
+        }
+        const next = await parts.next();
+        if (!next.done) controller.enqueue(next.value);
+        else {
+          controller.enqueue(Buffer.from(tail) as Uint8Array<ArrayBuffer>);
+          controller.close();
+        }
+      },
+      async cancel() {
+        await parts?.return(undefined);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** The model's JSON (its `content` null) before and after the `content` value. */
+function shellAround(model: ContentsModel): [string, string] {
+  const shell = JSON.stringify(model);
+  // Strings escape every `"`, so this key can only be the model's own `content` field.
+  const at = shell.indexOf(CONTENT_PLACEHOLDER);
+  return [`${shell.slice(0, at)}"content":`, shell.slice(at + CONTENT_PLACEHOLDER.length)];
+}
+
+/**
  * The model's JSON (its `content` null) as UTF-8 with `content` replaced by the given JSON, in
  * pieces of text or bytes: written into one buffer of the exact size, so each piece is encoded
  * or copied once.
  */
 function spliceContent(model: ContentsModel, content: readonly (string | Uint8Array)[]): Uint8Array<ArrayBuffer> {
-  const shell = JSON.stringify(model);
-  // Strings escape every `"`, so this key can only be the model's own `content` field.
-  const at = shell.indexOf(CONTENT_PLACEHOLDER);
-  const pieces = [`${shell.slice(0, at)}"content":`, ...content, shell.slice(at + CONTENT_PLACEHOLDER.length)];
+  const [head, tail] = shellAround(model);
+  const pieces = [head, ...content, tail];
   let size = 0;
   for (const piece of pieces) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
   const out = Buffer.allocUnsafe(size);

@@ -20,6 +20,12 @@ export interface ByteRange {
   end: number;
 }
 
+/** Children of a directory by kind, names only, in no particular order. */
+export interface StoreNames {
+  files: string[];
+  directories: string[];
+}
+
 export interface StoreEntry {
   name: string;
   stat: StoreStat;
@@ -56,7 +62,13 @@ export interface ContentsStore {
    * that an entry whose stat fails is still here), so a page of a huge directory stats only its
    * own entries. Without it a page is cut from `list`.
    */
-  listKinds?(path: string): Promise<{ name: string; kind: 'file' | 'directory' }[]>;
+  listKinds?(path: string): Promise<StoreNames>;
+  /**
+   * Optional, with `listKinds`: stats of some children of a directory (`names` as `listKinds`
+   * gave them), `null` for one that is gone or unreadable; all `null` when the directory is.
+   * Without it each child is `stat`ed by its path.
+   */
+  statChildren?(path: string, names: readonly string[]): Promise<(StoreStat | null)[]>;
   read(path: string): Promise<Uint8Array>;
   /**
    * Optional: `read` into memory the caller lends: `take(length)` gives a buffer of at least

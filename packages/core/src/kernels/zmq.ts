@@ -8,8 +8,29 @@ let loaded: typeof Zmq | undefined;
  * server that has not started a kernel yet (every server at start-up) does not need it.
  */
 export function zmq(): typeof Zmq {
-  loaded ??= createRequire(import.meta.url)('zeromq') as typeof Zmq;
+  if (!loaded) {
+    loaded = createRequire(import.meta.url)('zeromq') as typeof Zmq;
+    noZeroCopyReceive(loaded.context);
+  }
   return loaded;
+}
+
+/** libzmq's context option ZMQ_ZERO_COPY_RECV (http://api.zeromq.org/4-3:zmq-ctx-set). */
+const ZMQ_ZERO_COPY_RECV = 10;
+
+/**
+ * By default libzmq hands a received message of up to 8 KiB out as a slice of the 8 KiB batch
+ * buffer its I/O thread read it into, and zeromq.js wraps a frame over 128 bytes without copying;
+ * so every frame the server keeps, or has not garbage-collected yet, pins a whole batch buffer,
+ * while V8 is told only of the frame's own size. A burst of kernel replies then left tens of MB
+ * of such buffers waiting for a GC that V8 saw no reason to run. Off, each message gets a buffer
+ * of its own size (one copy of a small message in the I/O thread).
+ */
+function noZeroCopyReceive(context: Zmq.Context): void {
+  (context as unknown as { setBoolOption(option: number, value: boolean): void }).setBoolOption(
+    ZMQ_ZERO_COPY_RECV,
+    false,
+  );
 }
 
 /**
