@@ -42,15 +42,18 @@ export function registerCollaborationRoutes(app: Hono<NbserveEnv>): void {
     const trust = method === 'POST' && c.req.path.endsWith('/trust');
     const collaboration = method === 'PATCH' || method === 'DELETE' || trust ? await collaborationOf(c) : undefined;
     if (!collaboration) return next();
-    let from: string;
+    let segments: string[];
     try {
-      from = pathSegmentsAfter(c, '/api/contents').join('/');
+      segments = pathSegmentsAfter(c, '/api/contents');
     } catch {
       return next(); // the contents route answers the 400
     }
+    const from = segments.join('/');
     await next();
     if (trust) {
-      if (c.res.status === 201) await collaboration.documents.trusted(from.replace(/\/trust$/, ''));
+      // `POST <notebook>/trust` as the contents route reads it (one segment is a create in a folder)
+      const signed = c.res.status === 201 && segments.length >= 2 && segments.at(-1) === 'trust';
+      if (signed) await collaboration.documents.trusted(segments.slice(0, -1).join('/'));
       return;
     }
     if (method === 'DELETE') {
