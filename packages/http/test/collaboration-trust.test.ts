@@ -83,6 +83,16 @@ describe('signing the saves of shared notebooks', () => {
     await savedWith('a.ipynb', 'show(2)', true);
   });
 
+  it('a signed nbformat 4.4 notebook (no cell ids) edited through the room stays trusted', async () => {
+    const cell = { cell_type: 'code', source: 'show()', metadata: {}, outputs: [HTML_OUTPUT], execution_count: 1 };
+    const nb = { ...v4Notebook([cell]), nbformat_minor: 4 };
+    await fs.writeFile(path.join(server.root, 'old.ipynb'), JSON.stringify(nb));
+    expect((await server.fetch('api/contents/old.ipynb/trust', { method: 'POST' })).status).toBe(201);
+    const client = await open('old.ipynb');
+    client.model.getCell(0).setSource('show(1)');
+    await savedWith('old.ipynb', 'show(1)', true);
+  });
+
   it('(b) an untrusted notebook edited through the room stays untrusted', async () => {
     await write('b.ipynb', [v4CodeCell('show()', { id: 'b', outputs: [HTML_OUTPUT] })], false);
     const client = await open('b.ipynb');

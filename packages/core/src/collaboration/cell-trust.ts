@@ -56,7 +56,7 @@ export class CellTrust {
     return changed;
   }
 
-  /** Judges the cells a transaction touched: new cells, and cells whose outputs changed. */
+  /** Judges the cells a transaction touched: new cells, and cells whose outputs (or type) changed. */
   observe(transaction: Y.Transaction, source: ChangeSource): void {
     if (source === 'disk') return; // the loader calls fromFile
     const judge = (map: Y.Map<unknown>) => this.#trusted.set(map, source === 'server' || needsNoTrust(map));
@@ -64,7 +64,8 @@ export class CellTrust {
       const cell = type._item?.parent === this.#cells ? type : undefined;
       if (!(cell instanceof Y.Map)) continue;
       const outputs = outputsOf(cell);
-      const replaced = transaction.changed.get(type)?.has('outputs') === true;
+      const keys = transaction.changed.get(type);
+      const replaced = keys?.has('outputs') === true || keys?.has('cell_type') === true;
       if (replaced || (outputs !== undefined && transaction.changedParentTypes.has(outputs))) judge(cell);
     }
     // Cells made in this transaction are not among the changed types: any cell not known yet is new.
@@ -82,7 +83,9 @@ export class CellTrust {
       cells: content.cells.map((cell: unknown, index) => {
         if (!isObject(cell) || cell.cell_type !== 'code') return cell;
         const map = maps[index];
-        const trusted = map !== undefined && map.get('id') === cell.id && this.#trusted.get(map) === true;
+        // (a notebook before nbformat 4.5 saves no cell ids)
+        const sameCell = map !== undefined && (cell.id === undefined || map.get('id') === cell.id);
+        const trusted = sameCell && this.#trusted.get(map) === true;
         return { ...cell, metadata: { ...(isObject(cell.metadata) ? cell.metadata : {}), trusted } };
       }),
     };
