@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { coldOpenScenario } from './cold-open.js';
 import { collaborationScenario } from './collaboration.js';
 import { bigNotebookScenario, concurrencyScenario, listingScenario } from './contents.js';
+import { dashboardScenario } from './dashboard.js';
 import { executeJsonScenario } from './execute-json.js';
 import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
@@ -27,6 +28,7 @@ export const SCENARIOS: Scenario[] = [
   terminalEchoScenario,
   terminalThroughputScenario,
   firstPaintScenario,
+  dashboardScenario,
   kernelPoolScenario,
   coldOpenScenario,
   executeJsonScenario,
