@@ -83,9 +83,15 @@ export class FileSystemStore implements ContentsStore {
 
   async listKinds(path: string): Promise<StoreNames> {
     const dir = await this.#requireExisting(path);
+    // the directory's state before it is read, and when: see namesStamp
+    const before = (await this.#meta.isLocal()) ? await this.#meta.stat(dir).catch(() => null) : null;
+    const readAt = Date.now();
     const { files, directories, symlinks } = await this.#meta.readdirKinds(dir).catch((e) => {
       throw mapFsError(e, path);
     });
+    // Where a link points can change without its directory changing: such a listing is not vouched for.
+    const stamp =
+      before && symlinks.length === 0 && before.mtimeMs < readAt - SETTLED_MS ? directoryStamp(before) : undefined;
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
     for (const name of symlinks) {
       // only links are resolved here: where they end decides whether and as what they are listed
@@ -95,7 +101,21 @@ export class FileSystemStore implements ContentsStore {
       if (kind === 'file') files.push(name);
       else if (kind === 'directory') directories.push(name);
     }
-    return { files, directories };
+    return stamp === undefined ? { files, directories } : { files, directories, stamp };
+  }
+
+  /**
+   * On a local file system a directory's mtime changes whenever an entry is added, removed or
+   * renamed, so (device, inode, mtime, ctime) stand for its names. Timestamps are coarse (a clock
+   * tick), so listKinds vouches only for a directory whose mtime was over SETTLED_MS old when it
+   * was read: a change after that gets a later mtime. Network file systems (attribute caches,
+   * other clocks) never get a stamp.
+   */
+  async namesStamp(path: string): Promise<string | null> {
+    if (!(await this.#meta.isLocal())) return null;
+    const dir = await this.#resolveExisting(path);
+    const stats = dir === null ? null : await this.#meta.stat(dir).catch(() => null);
+    return stats ? directoryStamp(stats) : null;
   }
 
   async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {
@@ -106,6 +126,30 @@ export class FileSystemStore implements ContentsStore {
       names.map((name) => prefix + name),
       (raw) => this.#toStat(raw),
     );
+  }
+
+  async statChildrenEach(
+    path: string,
+    names: readonly string[],
+    start: number,
+    end: number,
+    visit: (index: number, stat: StoreStat) => void,
+  ): Promise<void> {
+    const dir = await this.#resolveExisting(path).catch(() => null);
+    if (dir === null) return;
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    // one StoreStat for all: visit uses it before the next stat (see ContentsStore.statChildrenEach)
+    const stat: StoreStat = { kind: 'file', size: 0, mtimeMs: 0, createdMs: 0, writable: false };
+    await this.#meta.statEach(prefix, names, start, end, (i, raw) => {
+      const kind = raw.isFile() ? 'file' : raw.isDirectory() ? 'directory' : null;
+      if (kind === null) return;
+      stat.kind = kind;
+      stat.size = raw.size;
+      stat.mtimeMs = raw.mtimeMs;
+      stat.createdMs = raw.birthtimeMs > 0 ? raw.birthtimeMs : raw.ctimeMs;
+      stat.writable = this.#writable(raw);
+      visit(i, stat);
+    });
   }
 
   async read(path: string): Promise<Uint8Array> {
@@ -307,6 +351,13 @@ export class FileSystemStore implements ContentsStore {
     if (this.#gids.has(stats.gid)) return (stats.mode & 0o020) !== 0;
     return (stats.mode & 0o002) !== 0;
   }
+}
+
+/** How old a directory's mtime must be for listKinds to vouch for its names (see namesStamp). */
+const SETTLED_MS = 1000;
+
+function directoryStamp(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** Defence in depth: the manager normalizes paths, but a store may be used directly. */

@@ -168,6 +168,50 @@ export class MetadataAccess {
     return out;
   }
 
+  /**
+   * statMany for a listing written as it goes: `visit(i, stats)` for each of `names[start..end)`
+   * under `prefix` that can be stat'ed, in order, and nothing kept (no array of results, no path
+   * left behind): the caller turns each Stats into bytes at once. Same batching and fallbacks.
+   */
+  async statEach(
+    prefix: string,
+    names: readonly string[],
+    start: number,
+    end: number,
+    visit: (index: number, stats: Stats) => void,
+  ): Promise<void> {
+    let i = start;
+    const remote = await this.#isRemote();
+    while (i < end && !remote && !this.#isSlow()) {
+      const started = performance.now();
+      const stop = Math.min(i + STAT_BATCH, end);
+      for (; i < stop; i++) {
+        let stats: Stats | undefined;
+        try {
+          stats = statSync(prefix + (names[i] as string), { throwIfNoEntry: false });
+        } catch {
+          continue; // permission denied, symlink loop, vanished meanwhile
+        }
+        if (stats) visit(i, stats);
+      }
+      if (performance.now() - started > SLOW_BATCH_MS) this.#markSlow();
+      else if (i < end) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    for (; i < end; i += STAT_BATCH) {
+      const from = i;
+      const batch = names.slice(from, Math.min(from + STAT_BATCH, end));
+      const stats = await Promise.all(batch.map((name) => fs.stat(prefix + name).catch(() => null)));
+      stats.forEach((s, k) => {
+        if (s) visit(from + k, s);
+      });
+    }
+  }
+
+  /** Metadata calls run synchronously here: a local file system, and no slow call lately. */
+  async isLocal(): Promise<boolean> {
+    return !(await this.#isRemote()) && !this.#isSlow();
+  }
+
   async #call<T>(sync: () => T, async: () => Promise<T>): Promise<T> {
     if ((await this.#isRemote()) || this.#isSlow()) return async();
     const started = performance.now();

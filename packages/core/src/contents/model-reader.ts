@@ -6,11 +6,11 @@ import type { ContentsModel, ContentType, GetOptions } from './model.js';
 import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText } from './nbformat/notebook.js';
 import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
+import { byKindThenName, SortedNamesCache, sortNames } from './sorted-names.js';
 import { baseName, joinPath } from './paths.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
-const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
 /** Listings of at least this many entries are streamed (see ListingJson). */
 const STREAM_FROM = 4096;
 /** Entries stat'ed and written per part of a streamed listing (about 300 KB of JSON). */
@@ -83,6 +83,8 @@ export class ModelReader {
   readonly #buffers: SpareBuffer | undefined;
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
+  /** Sorted listed names of directories whose store vouches they are unchanged (see namesStamp). */
+  readonly #names = new SortedNamesCache();
 
   constructor(options: ModelReaderOptions) {
     this.#store = options.store;
@@ -269,16 +271,25 @@ export class ModelReader {
     const writer = new ListingWriter(path, 512 + 300 * STREAM_BATCH);
     writer.open();
     for (let start = 0; start < names.length; start += STREAM_BATCH) {
-      await this.#writeEntries(writer, path, names.slice(start, start + STREAM_BATCH));
+      await this.#writeEntries(writer, path, names, start, Math.min(start + STREAM_BATCH, names.length));
       if (start + STREAM_BATCH >= names.length) writer.close();
       yield writer.take();
     }
   }
 
-  /** Stats `names` and writes those still there. */
-  async #writeEntries(writer: ListingWriter, path: string, names: readonly string[]): Promise<void> {
-    const stats = await this.#statChildren(path, names);
-    names.forEach((name, i) => {
+  /** Stats `names[start..end)` and writes those still there. */
+  async #writeEntries(writer: ListingWriter, path: string, names: readonly string[], start = 0, end = names.length) {
+    if (this.#store.statChildrenEach) {
+      // no stats array, no StoreStat per entry: each stat becomes bytes at once
+      await this.#store.statChildrenEach(path, names, start, end, (i, stat) => {
+        const name = names[i] as string;
+        writer.entry(name, typeOf(name, stat.kind), stat);
+      });
+      return;
+    }
+    const part = start === 0 && end === names.length ? names : names.slice(start, end);
+    const stats = await this.#statChildren(path, part);
+    part.forEach((name, i) => {
       const stat = stats[i];
       if (stat) writer.entry(name, typeOf(name, stat.kind), stat);
     });
@@ -295,15 +306,16 @@ export class ModelReader {
    * The listed children's names, sorted as the listing is, before any stat (just the names: a
    * 100,000-entry directory leaves nothing else behind); `null` if the store cannot.
    */
-  async #sortedNames(path: string): Promise<string[] | null> {
-    if (!this.#store.listKinds) return null;
-    const { files, directories } = await this.#store.listKinds(path);
-    const notebooks: string[] = [];
-    const others: string[] = [];
-    for (const name of files) {
-      if (this.#listed(name)) (name.endsWith('.ipynb') ? notebooks : others).push(name);
-    }
-    return [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)];
+  async #sortedNames(path: string): Promise<readonly string[] | null> {
+    const store = this.#store;
+    if (!store.listKinds) return null;
+    const stamp = store.namesStamp ? await store.namesStamp(path) : null;
+    const known = stamp === null ? undefined : this.#names.get(path, stamp);
+    if (known) return known;
+    const names = await store.listKinds(path);
+    const sorted = sortNames(names, this.#listed);
+    if (names.stamp !== undefined) this.#names.set(path, names.stamp, sorted);
+    return sorted;
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -351,21 +363,4 @@ export class ModelReader {
 
 function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
   return kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
-}
-
-/** Names in case-insensitive order (as byKindThenName within a kind), each lowercased once. */
-function byName(names: readonly string[]): string[] {
-  const keys = names.map((name) => name.toLowerCase());
-  const order = new Uint32Array(names.length).map((_, i) => i);
-  order.sort((a, b) => {
-    const ka = keys[a] as string;
-    const kb = keys[b] as string;
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  });
-  return Array.from(order, (i) => names[i] as string);
-}
-
-/** Case-insensitive within each kind (IPython 3 order). */
-function byKindThenName(a: { type: ContentType; key: string }, b: { type: ContentType; key: string }): number {
-  return DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }

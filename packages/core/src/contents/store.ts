@@ -24,6 +24,11 @@ export interface ByteRange {
 export interface StoreNames {
   files: string[];
   directories: string[];
+  /**
+   * Set when the store vouches for these names: while `namesStamp(path)` gives this same stamp,
+   * `listKinds(path)` would give the same names and kinds (see ContentsStore.namesStamp).
+   */
+  stamp?: string;
 }
 
 export interface StoreEntry {
@@ -64,11 +69,29 @@ export interface ContentsStore {
    */
   listKinds?(path: string): Promise<StoreNames>;
   /**
+   * Optional, with `listKinds`: a cheap token of the directory's state (one stat of it), equal to
+   * the `stamp` of an earlier `listKinds` only if no entry was added, removed or renamed since;
+   * `null` where the store cannot tell (then names are read afresh every time).
+   */
+  namesStamp?(path: string): Promise<string | null>;
+  /**
    * Optional, with `listKinds`: stats of some children of a directory (`names` as `listKinds`
    * gave them), `null` for one that is gone or unreadable; all `null` when the directory is.
    * Without it each child is `stat`ed by its path.
    */
   statChildren?(path: string, names: readonly string[]): Promise<(StoreStat | null)[]>;
+  /**
+   * Optional, with `listKinds`: statChildren for `names[start..end)` without an array of results:
+   * `visit(i, stat)` for each child that is there, in order. `stat` is lent for the call only
+   * (the store may reuse one object for all), so a listing writes each entry out at once.
+   */
+  statChildrenEach?(
+    path: string,
+    names: readonly string[],
+    start: number,
+    end: number,
+    visit: (index: number, stat: StoreStat) => void,
+  ): Promise<void>;
   read(path: string): Promise<Uint8Array>;
   /**
    * Optional: `read` into memory the caller lends: `take(length)` gives a buffer of at least

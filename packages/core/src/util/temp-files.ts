@@ -105,15 +105,26 @@ export async function sweepOrphanTemps(dir: string, options: SweepOptions = {}):
   const pending = [dir];
   while (pending.length > 0 && budget > 0) {
     const current = pending.pop() as string;
-    const entries = await fs.readdir(current, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (--budget < 0) break;
-      if (entry.isDirectory()) {
-        if (recursive) pending.push(nodePath.join(current, entry.name));
-      } else if (entry.isFile() && entry.name.startsWith('.~') && (await removeIfOrphan(current, entry.name))) {
-        removed++;
+    // Read in small batches (on the thread pool), never the whole directory at once: a root with
+    // 100,000 files would otherwise cost the freshly started server 100,000 Dirents at once (tens
+    // of MB) and its first seconds of answers.
+    const dir = await fs.opendir(current, { bufferSize: SWEEP_BATCH }).catch(() => null);
+    if (!dir) continue;
+    try {
+      for await (const entry of dir) {
+        if (--budget < 0) break;
+        if (entry.isDirectory()) {
+          if (recursive) pending.push(nodePath.join(current, entry.name));
+        } else if (entry.isFile() && entry.name.startsWith('.~') && (await removeIfOrphan(current, entry.name))) {
+          removed++;
+        }
       }
+    } catch {
+      // unreadable meanwhile: skipped
     }
   }
   return removed;
 }
+
+/** Directory entries the start-up sweep reads per call. */
+const SWEEP_BATCH = 1024;
