@@ -90,8 +90,8 @@ export class FileSystemStore implements ContentsStore {
       throw mapFsError(e, path);
     });
     // Where a link points can change without its directory changing: such a listing is not vouched for.
-    const stamp =
-      before && symlinks.length === 0 && before.mtimeMs < readAt - SETTLED_MS ? directoryStamp(before) : undefined;
+    const settled = before !== null && Math.max(before.mtimeMs, before.ctimeMs) < readAt - SETTLED_MS;
+    const stamp = settled && symlinks.length === 0 ? directoryStamp(before) : undefined;
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
     for (const name of symlinks) {
       // only links are resolved here: where they end decides whether and as what they are listed
@@ -107,8 +107,8 @@ export class FileSystemStore implements ContentsStore {
   /**
    * On a local file system a directory's mtime changes whenever an entry is added, removed or
    * renamed, so (device, inode, mtime, ctime) stand for its names. Timestamps are coarse (a clock
-   * tick), so listKinds vouches only for a directory whose mtime was over SETTLED_MS old when it
-   * was read: a change after that gets a later mtime. Network file systems (attribute caches,
+   * tick), so listKinds vouches only for a directory whose mtime and ctime were over SETTLED_MS old
+   * when it was read: a change after that gets later ones (ctime even when mtime is set back). Network file systems (attribute caches,
    * other clocks) never get a stamp.
    */
   async namesStamp(path: string): Promise<string | null> {

@@ -6,8 +6,8 @@ import type { ContentsModel, ContentType, GetOptions } from './model.js';
 import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText } from './nbformat/notebook.js';
 import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
-import { byKindThenName, SortedNamesCache, sortNames } from './sorted-names.js';
 import { baseName, joinPath } from './paths.js';
+import { byKindThenName, SortedNamesCache, sortNames } from './sorted-names.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
