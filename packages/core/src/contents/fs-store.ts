@@ -228,7 +228,7 @@ export class FileSystemStore implements ContentsStore {
 
   /** Removes the temp files crashed saves left anywhere under the root; returns how many. */
   async sweepOrphanTemps(): Promise<number> {
-    return sweepOrphanTemps(await this.#rootRealPath());
+    return sweepOrphanTemps(await this.#rootRealPath(), { blockingReads: await this.#meta.isLocal() });
   }
 
   async append(path: string, data: Uint8Array): Promise<void> {
