@@ -95,7 +95,12 @@ export class FileSystemStore implements ContentsStore {
       if (kind === 'file') files.push(name);
       else if (kind === 'directory') directories.push(name);
     }
-    return { files, directories };
+    return { files, directories, links: symlinks.length };
+  }
+
+  async directoryVersion(path: string): Promise<string | null> {
+    const dir = await this.#resolveExisting(path).catch(() => null);
+    return dir === null ? null : this.#meta.directoryVersion(dir);
   }
 
   async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {

@@ -7,6 +7,7 @@ import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText 
 import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
+import { SortedNamesCache } from './sorted-names-cache.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
@@ -83,6 +84,8 @@ export class ModelReader {
   readonly #buffers: SpareBuffer | undefined;
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
+  /** Sorted names of big directories for the paged listing, while their versions stay the same. */
+  readonly #pageNames = new SortedNamesCache();
 
   constructor(options: ModelReaderOptions) {
     this.#store = options.store;
@@ -133,6 +136,7 @@ export class ModelReader {
   /** Something changed through the manager: no request joins a listing that started before. */
   changed(): void {
     this.#listings.clear();
+    this.#pageNames.clear();
   }
 
   async notebook(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
@@ -296,14 +300,19 @@ export class ModelReader {
    * 100,000-entry directory leaves nothing else behind); `null` if the store cannot.
    */
   async #sortedNames(path: string): Promise<string[] | null> {
+    return (await this.#sortedNamesAndLinks(path))?.names ?? null;
+  }
+
+  /** #sortedNames, and how many symbolic links the directory has (unknown: Infinity). */
+  async #sortedNamesAndLinks(path: string): Promise<{ names: string[]; links: number } | null> {
     if (!this.#store.listKinds) return null;
-    const { files, directories } = await this.#store.listKinds(path);
+    const { files, directories, links = Number.POSITIVE_INFINITY } = await this.#store.listKinds(path);
     const notebooks: string[] = [];
     const others: string[] = [];
     for (const name of files) {
       if (this.#listed(name)) (name.endsWith('.ipynb') ? notebooks : others).push(name);
     }
-    return [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)];
+    return { names: [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)], links };
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -322,7 +331,7 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    const names = await this.#sortedNames(path);
+    const names = await this.#pageSortedNames(path);
     if (names === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
@@ -336,6 +345,18 @@ export class ModelReader {
       if (stat) entries.push({ name, type: typeOf(name, stat.kind), stat });
     });
     return { entries, total: names.length };
+  }
+
+  /** #sortedNames, reused while the directory's version (taken before reading it) holds. */
+  async #pageSortedNames(path: string): Promise<readonly string[] | null> {
+    const version = (await this.#store.directoryVersion?.(path)) ?? null;
+    if (version === null) return this.#sortedNames(path);
+    const cached = this.#pageNames.get(path, version);
+    if (cached) return cached;
+    const listed = await this.#sortedNamesAndLinks(path);
+    // symbolic links are listed by where they lead, which can change with no version change
+    if (listed !== null && listed.links === 0) this.#pageNames.set(path, version, listed.names);
+    return listed?.names ?? null;
   }
 
   async #sortedEntries(path: string): Promise<ListedEntry[]> {

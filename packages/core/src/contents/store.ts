@@ -24,6 +24,8 @@ export interface ByteRange {
 export interface StoreNames {
   files: string[];
   directories: string[];
+  /** How many of them are symbolic links (resolved on each listing: their kinds may change). */
+  links?: number;
 }
 
 export interface StoreEntry {
@@ -69,6 +71,12 @@ export interface ContentsStore {
    * Without it each child is `stat`ed by its path.
    */
   statChildren?(path: string, names: readonly string[]): Promise<(StoreStat | null)[]>;
+  /**
+   * Optional: a token that changes whenever an entry of the directory is added, removed or
+   * renamed (by anyone), so `listKinds` may be reused while it stays the same; `null` where
+   * that cannot be known (a network file system, a directory changed in the last seconds).
+   */
+  directoryVersion?(path: string): Promise<string | null>;
   read(path: string): Promise<Uint8Array>;
   /**
    * Optional: `read` into memory the caller lends: `take(length)` gives a buffer of at least

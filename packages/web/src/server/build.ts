@@ -110,7 +110,9 @@ function chunkClosure(outputs: esbuild.Metafile['outputs'], entry: string): stri
     }
   };
   visit(entry);
-  return [...seen].filter((p) => (outputs[p]?.bytes ?? 0) > 0);
+  // empty chunks too (esbuild leaves one where shared modules hold only CSS): they are imported
+  // all the same, and one found only once its importer has loaded costs a round trip of its own
+  return [...seen];
 }
 
 const woff2OnlyFonts: esbuild.Plugin = {

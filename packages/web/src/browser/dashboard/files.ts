@@ -1,4 +1,5 @@
 import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
+import { FIRST_PAGE } from '../../shared/first-page.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog } from '../lib/dialog.js';
 import { clear, formatSize, formatTime, h, toast } from '../lib/dom.js';
@@ -21,9 +22,6 @@ type SortKey = 'name' | 'last_modified' | 'size';
 const TYPE_ORDER = { directory: 0, notebook: 1, file: 2 } as const;
 const ROW_HEIGHT = 36;
 
-/** Entries of the first page a folder is listed with; a bigger folder is then fetched whole. */
-const FIRST_PAGE = 500;
-
 /** The Files tab: breadcrumbs, toolbar, the (virtualized) listing, upload and file actions. */
 export class FilesView {
   readonly element: HTMLElement;
@@ -43,7 +41,7 @@ export class FilesView {
   private readonly status = h('div', { className: 'list-status' });
   private readonly newMenu = h('div', { className: 'menu', role: 'menu', hidden: true });
 
-  constructor(specs: KernelSpecs | undefined) {
+  constructor(specs: Promise<KernelSpecs | undefined>) {
     this.list = new VirtualList(ROW_HEIGHT, (item, i) => this.renderRow(item, i));
     this.list.element.setAttribute('role', 'grid');
     this.list.element.setAttribute('aria-label', 'Files');
@@ -60,11 +58,14 @@ export class FilesView {
     document.addEventListener('click', () => {
       this.newMenu.hidden = true;
     });
-    renderNewMenu(
-      this.newMenu,
-      specs,
-      () => this.dir,
-      (model) => this.folderCreated(model),
+    // the kernels are known a little later than the first rows are
+    void specs.then((known) =>
+      renderNewMenu(
+        this.newMenu,
+        known,
+        () => this.dir,
+        (model) => this.folderCreated(model),
+      ),
     );
     const toolbar = h(
       'div',
@@ -96,16 +97,17 @@ export class FilesView {
     return this.dir;
   }
 
-  async open(dir: string, push: boolean): Promise<void> {
+  /** Shows `dir`; `firstPage`, when given, is its first page already requested. */
+  async open(dir: string, push: boolean, firstPage?: Promise<ContentsModel>): Promise<void> {
     this.dir = dir;
     this.selected.clear();
     this.lastClicked = -1;
     if (push) history.pushState({ dir }, '', url(pageConfig().baseUrl, 'tree', dir));
     document.title = dir ? `${basename(dir)} – nbserve` : 'Home – nbserve';
-    await this.load();
+    await this.load(firstPage);
   }
 
-  async load(): Promise<void> {
+  async load(firstPage?: Promise<ContentsModel>): Promise<void> {
     this.crumbs.replaceChildren(...breadcrumbs(this.dir, (path) => void this.open(path, true)));
     const dir = this.dir;
     const generation = ++this.loads;
@@ -113,7 +115,7 @@ export class FilesView {
       // A first page (nbserve's paged listing, docs/contents-api.md) shows the top rows of a huge
       // folder at once; only a folder bigger than it is then fetched whole, behind those rows.
       const [page, sessions] = await Promise.all([
-        getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }),
+        firstPage ?? getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }),
         api<{ path: string }[]>('api/sessions').catch(() => []),
       ]);
       if (generation !== this.loads) return;
