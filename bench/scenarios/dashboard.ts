@@ -9,6 +9,8 @@ import { median } from '../lib/stats.js';
  * The dashboard opened on a folder of 100,000 files in headless Chromium (fresh context, token in
  * a header): time from navigation start to the first rows on screen (the first file by name), as
  * the page's own clock measures it. nbserve only: Notebook 6.4's tree page lists a folder whole.
+ * The first run is the server's first listing of the folder; later ones may reuse the folder's
+ * sorted names (kept while the directory is unchanged), never the entries' stats.
  */
 export const dashboardScenario: Scenario = {
   name: 'dashboard',
@@ -47,17 +49,26 @@ export const dashboardScenario: Scenario = {
                 { polling: 'raf', timeout: 120_000 },
               );
               times.push((await shown.jsonValue()) as number);
+              // The page then fetches the whole folder: let that finish, or the server would still
+              // be stat-ing 100,000 entries for a closed page while the next run is timed.
+              await page.waitForFunction(
+                (n) => (document.querySelector('.vlist')?.scrollHeight ?? 0) >= n * 10,
+                count,
+                { timeout: 120_000 },
+              );
             } finally {
               await context.close();
             }
-            // past the server's 100 ms reuse of a served listing: every run lists afresh
+            // past the server's 100 ms reuse of a served whole listing
             await new Promise((resolve) => setTimeout(resolve, 300));
           }
           return times;
         },
         { compiled: !bundleProblem },
       );
-      ctx.log(`nbserve: first rows of ${count} entries after ${samples.map((t) => t.toFixed(0)).join(', ')} ms`);
+      ctx.log(
+        `nbserve: first rows of ${count} entries after ${samples.map((t) => t.toFixed(0)).join(', ')} ms (the first run lists the folder for the first time)`,
+      );
       ctx.record({
         metric: `first rows of a ${count.toLocaleString('en-US')}-entry folder on screen (median of ${runs}, cold cache)`,
         unit: 'ms',

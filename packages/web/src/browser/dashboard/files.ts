@@ -1,5 +1,5 @@
-import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
 import { FIRST_PAGE } from '../../shared/first-page.js';
+import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog } from '../lib/dialog.js';
 import { clear, formatSize, formatTime, h, toast } from '../lib/dom.js';
@@ -114,17 +114,21 @@ export class FilesView {
     try {
       // A first page (nbserve's paged listing, docs/contents-api.md) shows the top rows of a huge
       // folder at once; only a folder bigger than it is then fetched whole, behind those rows.
-      const [page, sessions] = await Promise.all([
-        firstPage ?? getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }),
-        api<{ path: string }[]>('api/sessions').catch(() => []),
-      ]);
+      // The rows do not wait for the running sessions: their badges follow when those are known.
+      const sessions = api<{ path: string }[]>('api/sessions')
+        .catch(() => [])
+        .then((list) => {
+          if (generation !== this.loads) return;
+          this.running = new Set(list.map((s) => s.path));
+          this.list.refresh();
+        });
+      const page = await (firstPage ?? getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }));
       if (generation !== this.loads) return;
-      this.running = new Set(sessions.map((s) => s.path));
       const rows = Array.isArray(page.content) ? (page.content as ContentsModel[]) : [];
       const total = page.total ?? rows.length;
       this.show(rows, total);
-      if (rows.length >= total) return;
-      const whole = await getContents(dir, { content: '1' });
+      if (rows.length >= total) return await sessions;
+      const [whole] = await Promise.all([getContents(dir, { content: '1' }), sessions]);
       if (generation !== this.loads) return;
       const all = Array.isArray(whole.content) ? (whole.content as ContentsModel[]) : [];
       this.show(all, all.length);
