@@ -7,8 +7,9 @@ import { median } from '../lib/stats.js';
 
 /**
  * The dashboard opened on a folder of 100,000 files in headless Chromium (fresh context, token in
- * the URL as a user arrives with it): time from navigation start to the first rows on screen (the first file by name), as
- * the page's own clock measures it. nbserve only: Notebook 6.4's tree page lists a folder whole.
+ * the URL as a user arrives with it): time from navigation start to the first rows on screen (the
+ * first file by name), as the page's own clock measures it. nbserve only: Notebook 6.4's tree
+ * page lists a folder whole.
  * The first run is the server's first listing of the folder; later ones may reuse the folder's
  * sorted names (kept while the directory is unchanged), never the entries' stats.
  */
