@@ -18,7 +18,7 @@ const proc = spawn(
     '--no-browser',
     ...(base !== '/' ? ['--base-url', base] : []),
   ],
-  { stdio: ['ignore', 'ignore', 'inherit'] },
+  { stdio: ['ignore', process.env.TRACEGC ? 'inherit' : 'ignore', 'inherit'] },
 );
 try {
   const origin = `http://127.0.0.1:${port}`;
@@ -48,13 +48,23 @@ try {
       }).observe(document, { childList: true, subtree: true });
     });
     const page = await context.newPage();
-    await page.goto(`${origin}${base}tree/big`, { waitUntil: 'commit' });
+    const cdp = process.env.CPUPROF ? await context.newCDPSession(page) : undefined;
+    if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
+    await page.goto(`${origin}${base}tree/big${process.env.URLTOKEN ? `?token=${token}` : ''}`, { waitUntil: 'commit' });
     const shown = await page.waitForFunction(
       () => (document.querySelector('.vlist .row[data-name="file-000000.txt"]') ? performance.now() : false),
       null,
       { polling: 'raf', timeout: 120000 },
     );
     const t = await shown.jsonValue();
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop') as any;
+      const self = new Map<string, number>();
+      const dt = new Map<number, number>();
+      profile.samples.forEach((id: number, i: number) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+      for (const n of profile.nodes) { const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`; self.set(k, (self.get(k) ?? 0) + (dt.get(n.id) ?? 0)); }
+      console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${(v / 1000).toFixed(1)}ms ${k}`).join('\n'));
+    }
     const res = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       const w = window as unknown as { __row?: number; __lt: string[] };
@@ -70,6 +80,7 @@ try {
     });
     console.log(`run ${run}: first row ${t.toFixed(0)} ms`);
     console.log(res.slice(0, 2).join('\n'));
+    if (process.env.ALL) console.log(res.join('\n'));
     if (run === Number(process.env.RUNS ?? 4) - 1) console.log(res.join('\n'));
     await context.close();
     await new Promise((r) => setTimeout(r, 300));

@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { byName } from '../src/contents/sort-names.js';
 import { SortedNamesCache } from '../src/contents/sorted-names-cache.js';
 import { ContentsManager, type ContentsModel, FileSystemStore, type StoreNames } from '../src/index.js';
 
@@ -137,5 +138,27 @@ describe('SortedNamesCache', () => {
     expect(cache.get('a', 'v1')).toBe(many);
     cache.clear();
     expect(cache.get('a', 'v1')).toBeUndefined();
+  });
+});
+
+describe('byName', () => {
+  const reference = (names: string[]) =>
+    names
+      .map((name, i) => ({ name, key: name.toLowerCase(), i }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i))
+      .map((e) => e.name);
+
+  it('orders by lowercase name with or without upper-case letters, ties as given', () => {
+    const lower = ['b.txt', 'a10', 'a2', 'é', 'z', 'a', '_x', '10', '9'];
+    expect(byName(lower)).toEqual(reference(lower));
+    expect(byName(lower)).toEqual(['10', '9', '_x', 'a', 'a10', 'a2', 'b.txt', 'z', 'é']);
+    const mixed = ['B.txt', 'a', 'README', 'readme', 'Readme', 'b.txt', '_Z', 'z'];
+    expect(byName(mixed)).toEqual(reference(mixed));
+    expect(byName(mixed).filter((n) => n.toLowerCase() === 'readme')).toEqual(['README', 'readme', 'Readme']);
+    const random = Array.from({ length: 5000 }, (_, i) =>
+      ((i * 2654435761) % 4294967296).toString(36).replace(/[0-4]/g, (d) => 'QWERT'[Number(d)] as string),
+    );
+    expect(byName(random)).toEqual(reference(random));
+    expect(byName(random.map((n) => n.toLowerCase()))).toEqual(reference(random.map((n) => n.toLowerCase())));
   });
 });

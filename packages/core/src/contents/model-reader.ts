@@ -7,6 +7,7 @@ import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText 
 import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
+import { byName } from './sort-names.js';
 import { SortedNamesCache } from './sorted-names-cache.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
@@ -372,18 +373,6 @@ export class ModelReader {
 
 function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
   return kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
-}
-
-/** Names in case-insensitive order (as byKindThenName within a kind), each lowercased once. */
-function byName(names: readonly string[]): string[] {
-  const keys = names.map((name) => name.toLowerCase());
-  const order = new Uint32Array(names.length).map((_, i) => i);
-  order.sort((a, b) => {
-    const ka = keys[a] as string;
-    const kb = keys[b] as string;
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  });
-  return Array.from(order, (i) => names[i] as string);
 }
 
 /** Case-insensitive within each kind (IPython 3 order). */
