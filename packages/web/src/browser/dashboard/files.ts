@@ -1,4 +1,4 @@
-import { FIRST_PAGE } from '../../shared/first-page.js';
+import { firstPageRoute } from '../../shared/first-page.js';
 import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog } from '../lib/dialog.js';
@@ -124,7 +124,7 @@ export class FilesView {
           this.running = new Set(list.map((s) => s.path));
           this.list.refresh();
         });
-      const page = await (firstPage ?? getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }));
+      const page = await (firstPage ?? api<ContentsModel>(firstPageRoute(dir)));
       if (generation !== this.loads) return;
       const rows = Array.isArray(page.content) ? (page.content as ContentsModel[]) : [];
       const total = page.total ?? rows.length;
