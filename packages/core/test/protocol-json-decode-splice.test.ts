@@ -35,7 +35,13 @@ function expectSameMessage(text: string) {
 
 describe('decodeJsonFrameRaw (JSON framing, client to kernel)', () => {
   it('forwards the parts as the client wrote them', () => {
-    const text = JSON.stringify({ channel: 'shell', header, parent_header: {}, metadata: { a: [1, { b: '}' }] }, content });
+    const text = JSON.stringify({
+      channel: 'shell',
+      header,
+      parent_header: {},
+      metadata: { a: [1, { b: '}' }] },
+      content,
+    });
     const { raw } = expectSameMessage(text);
     expect(Buffer.from(raw.header).toString()).toBe(JSON.stringify(header));
     expect(Buffer.from(raw.content).toString()).toBe(JSON.stringify(content));
