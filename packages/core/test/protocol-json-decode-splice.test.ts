@@ -94,6 +94,12 @@ describe('decodeJsonFrameRaw (JSON framing, client to kernel)', () => {
       expect(outcome(() => decodeJsonFrameRaw(Buffer.from(text), false))).toEqual(outcome(() => viaParse(text)));
     }
     expect(() => decodeJsonFrameRaw(Buffer.from('{"header":'), false)).toThrow('not valid JSON');
+    const invalid = Buffer.concat([
+      Buffer.from(`{"header":${JSON.stringify(header)},"content":{"s":"`),
+      Buffer.from([0xff]),
+      Buffer.from('"}}'),
+    ]);
+    expect(() => decodeJsonFrameRaw(invalid, false)).toThrow('not valid UTF-8');
     expect(() => decodeJsonFrameRaw(Buffer.from(JSON.stringify({ header, channel: 'nope' })), false)).toThrow();
   });
 

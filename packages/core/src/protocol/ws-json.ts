@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
 import { isObject } from '../util/is-object.js';
@@ -147,6 +148,8 @@ const EMPTY_PART = Buffer.from('{}');
 export function decodeJsonFrameRaw(data: Uint8Array, isBinary: boolean): RawChannelMessage {
   if (!isBinary) {
     const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    // the slices go to the kernel as they are: no invalid byte may pass as U+FFFD in the parse
+    if (!isUtf8(bytes)) throw badRequest('WebSocket frame is not valid UTF-8', 'bad frame');
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString('utf8'));
