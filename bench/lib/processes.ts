@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * Every process the bench starts is spawned detached (its own process group) and registered here,
@@ -20,7 +20,7 @@ export interface Spawned {
 export function spawnGroup(
   command: string,
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv },
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; logFile?: string },
 ): Spawned {
   const child = spawn(command, args, {
     cwd: options.cwd,
@@ -37,6 +37,13 @@ export function spawnGroup(
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  if (options.logFile) {
+    // all of it, for diagnosing a failure (the tail above is mostly the kernels' start-up noise)
+    const log = createWriteStream(options.logFile);
+    child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
+    child.once('exit', () => log.end());
+  }
   let done = false;
   const exitPromise = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {

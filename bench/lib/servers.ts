@@ -18,6 +18,8 @@ export interface ServerHandle {
   root: string;
   /** Where this server's kernels get their connection files (`kernel-<id>.json`). */
   runtimeDir: string;
+  /** Everything the server printed (its kernels' output too). */
+  logFile: string;
   /** Spawn to the first 200 from `GET /api`, in ms. */
   startupMs: number;
   process: Spawned;
@@ -63,7 +65,8 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
   if (kind === 'nbserve' && options.args) args.push(...options.args);
   if (kind === 'nbserve' && options.profileDir) args.unshift('--cpu-prof', '--cpu-prof-dir', options.profileDir);
   const start = performance.now();
-  const proc = spawnGroup(command, args, { cwd: REPO_ROOT, env });
+  const logFile = join(sandbox, 'server.log');
+  const proc = spawnGroup(command, args, { cwd: REPO_ROOT, env, logFile });
   const origin = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await stopGroup(proc);
@@ -77,7 +80,18 @@ export async function startServer(kind: ServerKind, options: StartOptions): Prom
     throw error;
   }
   const startupMs = performance.now() - start;
-  return { kind, origin, token, pid: proc.pid, root: options.root, runtimeDir, startupMs, process: proc, stop };
+  return {
+    kind,
+    origin,
+    token,
+    pid: proc.pid,
+    root: options.root,
+    runtimeDir,
+    logFile,
+    startupMs,
+    process: proc,
+    stop,
+  };
 }
 
 function commandLine(

@@ -7,8 +7,11 @@ import { median } from '../lib/stats.js';
 
 /**
  * The dashboard opened on a folder of 100,000 files in headless Chromium (fresh context, token in
- * a header): time from navigation start to the first rows on screen (the first file by name), as
- * the page's own clock measures it. nbserve only: Notebook 6.4's tree page lists a folder whole.
+ * the URL as a user arrives with it): time from navigation start to the first rows on screen (the
+ * first file by name), as the page's own clock measures it. nbserve only: Notebook 6.4's tree
+ * page lists a folder whole.
+ * The first run is the server's first listing of the folder; later ones may reuse the folder's
+ * sorted names (kept while the directory is unchanged), never the entries' stats.
  */
 export const dashboardScenario: Scenario = {
   name: 'dashboard',
@@ -34,30 +37,40 @@ export const dashboardScenario: Scenario = {
         async (server) => {
           const times: number[] = [];
           for (let i = 0; i < runs; i++) {
-            const context = await browser.newContext({
-              extraHTTPHeaders: { authorization: `token ${server.token}` },
-              viewport: { width: 1280, height: 900 },
-            });
+            const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
             try {
               const page = await context.newPage();
-              await page.goto(`${server.origin}/tree/dashboard-big`, { waitUntil: 'commit', timeout: 60_000 });
+              // as a user arrives: the folder's URL with the token in it (the server sets its cookie)
+              await page.goto(`${server.origin}/tree/dashboard-big?token=${server.token}`, {
+                waitUntil: 'commit',
+                timeout: 60_000,
+              });
               const shown = await page.waitForFunction(
                 () => (document.querySelector('.vlist .row[data-name="file-000000.txt"]') ? performance.now() : false),
                 null,
                 { polling: 'raf', timeout: 120_000 },
               );
               times.push((await shown.jsonValue()) as number);
+              // The page then fetches the whole folder: let that finish, or the server would still
+              // be stat-ing 100,000 entries for a closed page while the next run is timed.
+              await page.waitForFunction(
+                (n) => (document.querySelector('.vlist')?.scrollHeight ?? 0) >= n * 10,
+                count,
+                { timeout: 120_000 },
+              );
             } finally {
               await context.close();
             }
-            // past the server's 100 ms reuse of a served listing: every run lists afresh
+            // past the server's 100 ms reuse of a served whole listing
             await new Promise((resolve) => setTimeout(resolve, 300));
           }
           return times;
         },
         { compiled: !bundleProblem },
       );
-      ctx.log(`nbserve: first rows of ${count} entries after ${samples.map((t) => t.toFixed(0)).join(', ')} ms`);
+      ctx.log(
+        `nbserve: first rows of ${count} entries after ${samples.map((t) => t.toFixed(0)).join(', ')} ms (the first run lists the folder for the first time)`,
+      );
       ctx.record({
         metric: `first rows of a ${count.toLocaleString('en-US')}-entry folder on screen (median of ${runs}, cold cache)`,
         unit: 'ms',

@@ -83,15 +83,9 @@ export class FileSystemStore implements ContentsStore {
 
   async listKinds(path: string): Promise<StoreNames> {
     const dir = await this.#requireExisting(path);
-    // the directory's state before it is read, and when: see namesStamp
-    const before = (await this.#meta.isLocal()) ? await this.#meta.stat(dir).catch(() => null) : null;
-    const readAt = Date.now();
     const { files, directories, symlinks } = await this.#meta.readdirKinds(dir).catch((e) => {
       throw mapFsError(e, path);
     });
-    // Where a link points can change without its directory changing: such a listing is not vouched for.
-    const settled = before !== null && Math.max(before.mtimeMs, before.ctimeMs) < readAt - SETTLED_MS;
-    const stamp = settled && symlinks.length === 0 ? directoryStamp(before) : undefined;
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
     for (const name of symlinks) {
       // only links are resolved here: where they end decides whether and as what they are listed
@@ -101,21 +95,12 @@ export class FileSystemStore implements ContentsStore {
       if (kind === 'file') files.push(name);
       else if (kind === 'directory') directories.push(name);
     }
-    return stamp === undefined ? { files, directories } : { files, directories, stamp };
+    return { files, directories, links: symlinks.length };
   }
 
-  /**
-   * On a local file system a directory's mtime changes whenever an entry is added, removed or
-   * renamed, so (device, inode, mtime, ctime) stand for its names. Timestamps are coarse (a clock
-   * tick), so listKinds vouches only for a directory whose mtime and ctime were over SETTLED_MS old
-   * when it was read: a change after that gets later ones (ctime even when mtime is set back). Network file systems (attribute caches,
-   * other clocks) never get a stamp.
-   */
-  async namesStamp(path: string): Promise<string | null> {
-    if (!(await this.#meta.isLocal())) return null;
-    const dir = await this.#resolveExisting(path);
-    const stats = dir === null ? null : await this.#meta.stat(dir).catch(() => null);
-    return stats ? directoryStamp(stats) : null;
+  async directoryVersion(path: string): Promise<string | null> {
+    const dir = await this.#resolveExisting(path).catch(() => null);
+    return dir === null ? null : this.#meta.directoryVersion(dir);
   }
 
   async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {
@@ -351,13 +336,6 @@ export class FileSystemStore implements ContentsStore {
     if (this.#gids.has(stats.gid)) return (stats.mode & 0o020) !== 0;
     return (stats.mode & 0o002) !== 0;
   }
-}
-
-/** How old a directory's mtime must be for listKinds to vouch for its names (see namesStamp). */
-const SETTLED_MS = 1000;
-
-function directoryStamp(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** Defence in depth: the manager normalizes paths, but a store may be used directly. */

@@ -6,6 +6,7 @@ import {
   readdirSync,
   realpathSync,
   type Stats,
+  statfsSync,
   statSync,
 } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -35,6 +36,11 @@ const ASYNC_PERIOD_MS = 30_000;
 const STAT_BATCH = 256;
 /** Directory entries read per opendir call. */
 const DIR_BUFFER = 1024;
+/**
+ * A directory changed less than this long ago has no version: a change in the same tick of a
+ * coarse file-system clock (or second, on some file systems) would leave its mtime as it was.
+ */
+const SETTLED_MS = 2000;
 
 /** A directory's entry names by kind, in directory order. */
 export interface DirectoryNames {
@@ -166,6 +172,25 @@ export class MetadataAccess {
       });
     }
     return out;
+  }
+
+  /**
+   * `dev:ino:mtime:ctime` (nanoseconds) of a directory on a local file system whose mtime and
+   * ctime are both settled (see SETTLED_MS): adding, removing or renaming an entry sets both to
+   * the present, so the token changes. `null` on a network or FUSE file system (whose cached
+   * attributes may lag behind another client's changes), for a recent change, or on any error.
+   */
+  async directoryVersion(dir: string): Promise<string | null> {
+    if (await this.#isRemote()) return null;
+    try {
+      if (REMOTE_FILE_SYSTEMS.has(statfsSync(dir).type)) return null;
+      const s = statSync(dir, { bigint: true });
+      const settled = BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
+      if (!s.isDirectory() || s.mtimeNs > settled || s.ctimeNs > settled) return null;
+      return `${s.dev}:${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
+    } catch {
+      return null;
+    }
   }
 
   /**

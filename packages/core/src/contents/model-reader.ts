@@ -7,10 +7,12 @@ import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText 
 import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
-import { byKindThenName, SortedNamesCache, sortNames } from './sorted-names.js';
+import { byName } from './sort-names.js';
+import { SortedNamesCache } from './sorted-names-cache.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
+const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file: 2 };
 /** Listings of at least this many entries are streamed (see ListingJson). */
 const STREAM_FROM = 4096;
 /** Entries stat'ed and written per part of a streamed listing (about 300 KB of JSON). */
@@ -83,8 +85,8 @@ export class ModelReader {
   readonly #buffers: SpareBuffer | undefined;
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
-  /** Sorted listed names of directories whose store vouches they are unchanged (see namesStamp). */
-  readonly #names = new SortedNamesCache();
+  /** Sorted names of big directories for the paged listing, while their versions stay the same. */
+  readonly #pageNames = new SortedNamesCache();
 
   constructor(options: ModelReaderOptions) {
     this.#store = options.store;
@@ -135,6 +137,7 @@ export class ModelReader {
   /** Something changed through the manager: no request joins a listing that started before. */
   changed(): void {
     this.#listings.clear();
+    this.#pageNames.clear();
   }
 
   async notebook(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
@@ -249,7 +252,8 @@ export class ModelReader {
    * read throws here, before any byte.
    */
   async childrenJson(path: string): Promise<ListingJson> {
-    const names = await this.#sortedNames(path);
+    // the sorted names of a big directory are reused as for pages; its entries are stat'ed afresh
+    const names = await this.#pageSortedNames(path);
     if (names === null) {
       const writer = new ListingWriter(path);
       writer.open();
@@ -306,16 +310,20 @@ export class ModelReader {
    * The listed children's names, sorted as the listing is, before any stat (just the names: a
    * 100,000-entry directory leaves nothing else behind); `null` if the store cannot.
    */
-  async #sortedNames(path: string): Promise<readonly string[] | null> {
-    const store = this.#store;
-    if (!store.listKinds) return null;
-    const stamp = store.namesStamp ? await store.namesStamp(path) : null;
-    const known = stamp === null ? undefined : this.#names.get(path, stamp);
-    if (known) return known;
-    const names = await store.listKinds(path);
-    const sorted = sortNames(names, this.#listed);
-    if (names.stamp !== undefined) this.#names.set(path, names.stamp, sorted);
-    return sorted;
+  async #sortedNames(path: string): Promise<string[] | null> {
+    return (await this.#sortedNamesAndLinks(path))?.names ?? null;
+  }
+
+  /** #sortedNames, and how many symbolic links the directory has (unknown: Infinity). */
+  async #sortedNamesAndLinks(path: string): Promise<{ names: string[]; links: number } | null> {
+    if (!this.#store.listKinds) return null;
+    const { files, directories, links = Number.POSITIVE_INFINITY } = await this.#store.listKinds(path);
+    const notebooks: string[] = [];
+    const others: string[] = [];
+    for (const name of files) {
+      if (this.#listed(name)) (name.endsWith('.ipynb') ? notebooks : others).push(name);
+    }
+    return { names: [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)], links };
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -334,7 +342,7 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    const names = await this.#sortedNames(path);
+    const names = await this.#pageSortedNames(path);
     if (names === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
@@ -350,6 +358,18 @@ export class ModelReader {
     return { entries, total: names.length };
   }
 
+  /** #sortedNames, reused while the directory's version (taken before reading it) holds. */
+  async #pageSortedNames(path: string): Promise<readonly string[] | null> {
+    const version = (await this.#store.directoryVersion?.(path)) ?? null;
+    if (version === null) return this.#sortedNames(path);
+    const cached = this.#pageNames.get(path, version);
+    if (cached) return cached;
+    const listed = await this.#sortedNamesAndLinks(path);
+    // symbolic links are listed by where they lead, which can change with no version change
+    if (listed !== null && listed.links === 0) this.#pageNames.set(path, version, listed.names);
+    return listed?.names ?? null;
+  }
+
   async #sortedEntries(path: string): Promise<ListedEntry[]> {
     const children: (ListedEntry & { key: string })[] = [];
     for (const { name, stat } of await this.#store.list(path)) {
@@ -363,4 +383,9 @@ export class ModelReader {
 
 function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
   return kind === 'directory' ? 'directory' : name.endsWith('.ipynb') ? 'notebook' : 'file';
+}
+
+/** Case-insensitive within each kind (IPython 3 order). */
+function byKindThenName(a: { type: ContentType; key: string }, b: { type: ContentType; key: string }): number {
+  return DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 }

@@ -24,11 +24,8 @@ export interface ByteRange {
 export interface StoreNames {
   files: string[];
   directories: string[];
-  /**
-   * Set when the store vouches for these names: while `namesStamp(path)` gives this same stamp,
-   * `listKinds(path)` would give the same names and kinds (see ContentsStore.namesStamp).
-   */
-  stamp?: string;
+  /** How many of them are symbolic links (resolved on each listing: their kinds may change). */
+  links?: number;
 }
 
 export interface StoreEntry {
@@ -69,17 +66,17 @@ export interface ContentsStore {
    */
   listKinds?(path: string): Promise<StoreNames>;
   /**
-   * Optional, with `listKinds`: a cheap token of the directory's state (one stat of it), equal to
-   * the `stamp` of an earlier `listKinds` only if no entry was added, removed or renamed since;
-   * `null` where the store cannot tell (then names are read afresh every time).
-   */
-  namesStamp?(path: string): Promise<string | null>;
-  /**
    * Optional, with `listKinds`: stats of some children of a directory (`names` as `listKinds`
    * gave them), `null` for one that is gone or unreadable; all `null` when the directory is.
    * Without it each child is `stat`ed by its path.
    */
   statChildren?(path: string, names: readonly string[]): Promise<(StoreStat | null)[]>;
+  /**
+   * Optional: a token that changes whenever an entry of the directory is added, removed or
+   * renamed (by anyone), so `listKinds` may be reused while it stays the same; `null` where
+   * that cannot be known (a network file system, a directory changed in the last seconds).
+   */
+  directoryVersion?(path: string): Promise<string | null>;
   /**
    * Optional, with `listKinds`: statChildren for `names[start..end)` without an array of results:
    * `visit(i, stat)` for each child that is there, in order. `stat` is lent for the call only

@@ -15,8 +15,10 @@ export { DELIMITER, decodeWire, encodeWire, type WireMessage } from './wire.js';
 export {
   type ChannelMessage,
   decodeJsonFrame,
+  decodeJsonFrameRaw,
   encodeJsonFrame,
   encodeJsonFrameBytes,
   encodeJsonFrameRaw,
+  type RawChannelMessage,
 } from './ws-json.js';
 export { decodeV1Frame, encodeV1Frame, V1_SUBPROTOCOL, type V1Frame } from './ws-v1.js';

@@ -1,8 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
 import { isObject } from '../util/is-object.js';
 import { allocFrame } from './frame-slab.js';
 import { parsePart, peekStringField, toRaw } from './json-parts.js';
+import { messagePartSpans, type PartName } from './json-spans.js';
 import { type Channel, isChannel, type JupyterMessage, type MessageHeader, type RawMessage } from './types.js';
 
 /**
@@ -126,6 +128,57 @@ export function decodeJsonFrame(data: string | Uint8Array, isBinary: boolean): C
   const buffers: Uint8Array[] = [];
   for (let i = 1; i < nbufs; i++) buffers.push(frame.subarray(offsets[i], offsets[i + 1]));
   return toMessage(value, buffers);
+}
+
+/** A decoded client frame with its parts as bytes for the kernel, and the header's msg_type. */
+export interface RawChannelMessage {
+  channel: Channel;
+  raw: RawMessage;
+  msgType: string;
+}
+
+const EMPTY_PART = Buffer.from('{}');
+
+/**
+ * Decodes a client frame of the JSON framing straight to the bytes the kernel gets. A text frame
+ * is parsed once to check it; its four parts then go to the kernel as the client wrote them
+ * (slices of the frame) rather than serialized again from the parsed values. Anything unusual
+ * takes the general path, with the same result as `toRaw(decodeJsonFrame(...).msg)`.
+ */
+export function decodeJsonFrameRaw(data: Uint8Array, isBinary: boolean): RawChannelMessage {
+  if (!isBinary) {
+    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    // the slices go to the kernel as they are: no invalid byte may pass as U+FFFD in the parse
+    if (!isUtf8(bytes)) throw badRequest('WebSocket frame is not valid UTF-8', 'bad frame');
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw badRequest('WebSocket frame is not valid JSON', 'bad frame');
+    }
+    const plain = plainMessage(value, []);
+    const spans = plain ? messagePartSpans(bytes) : undefined;
+    if (plain && spans && isObject(value)) {
+      // null or absent parts are `{}`, as upstream; an object part is its slice of the frame
+      const part = (name: PartName): Uint8Array | undefined => {
+        const span = spans[name];
+        if (value[name] === undefined || value[name] === null) return EMPTY_PART;
+        return span ? bytes.subarray(span[0], span[1]) : undefined;
+      };
+      const header = part('header');
+      const parentHeader = part('parent_header');
+      const metadata = part('metadata');
+      const content = part('content');
+      if (header && parentHeader && metadata && content) {
+        const raw = { header, parentHeader, metadata, content, buffers: [] };
+        return { channel: plain.channel, raw, msgType: plain.msg.header.msg_type };
+      }
+    }
+    const { channel, msg } = toMessage(value, []);
+    return { channel, raw: toRaw(msg), msgType: msg.header.msg_type };
+  }
+  const { channel, msg } = decodeJsonFrame(data, true);
+  return { channel, raw: toRaw(msg), msgType: msg.header.msg_type };
 }
 
 const OPEN_CHANNEL: Record<Channel, Buffer> = {

@@ -14,10 +14,7 @@ export interface ChannelCodec {
 export const jsonCodec: ChannelCodec = {
   subprotocol: '',
   encode: protocol.encodeJsonFrameBytes,
-  decode(data, isBinary) {
-    const { channel, msg } = protocol.decodeJsonFrame(data, isBinary);
-    return { channel, raw: protocol.toRaw(msg), msgType: msg.header.msg_type };
-  },
+  decode: protocol.decodeJsonFrameRaw,
 };
 
 /** `v1.kernel.websocket.jupyter.org`: binary frames only; the parts are checked to be JSON objects. */

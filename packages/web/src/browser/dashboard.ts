@@ -1,70 +1,23 @@
 import './../styles/base.css';
 import './../styles/dashboard.css';
-import { ClustersView } from './dashboard/clusters.js';
-import { FilesView } from './dashboard/files.js';
-import { RunningView } from './dashboard/running.js';
-import { api, type KernelSpecs } from './lib/api.js';
+import { firstPageRoute } from '../shared/first-page.js';
+import { api, type ContentsModel, type KernelSpecs } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
-import { h } from './lib/dom.js';
-import { themeToggle } from './lib/theme.js';
+import { toast } from './lib/dom.js';
 
-/** The dashboard page (`/tree/<path>`): Files, Running and Clusters tabs. */
-async function main(): Promise<void> {
-  const config = pageConfig();
-  const specs = await api<KernelSpecs>('api/kernelspecs').catch(() => undefined);
-  const files = new FilesView(specs);
-  const running = new RunningView();
-  const clusters = new ClustersView();
-  const views = { files, running, clusters } as const;
-  type Tab = keyof typeof views;
-  const tabButtons = new Map<Tab, HTMLElement>();
-  const panel = h('div', { className: 'tab-panel' });
-  const select = (tab: Tab, load = true) => {
-    for (const [name, button] of tabButtons) button.setAttribute('aria-selected', String(name === tab));
-    panel.replaceChildren(views[tab].element);
-    if (load) void views[tab].load();
-  };
-  const tabs = h('div', { className: 'tabs', role: 'tablist' });
-  for (const [tab, label] of [
-    ['files', 'Files'],
-    ['running', 'Running'],
-    ['clusters', 'Clusters'],
-  ] as const) {
-    const b = h(
-      'button',
-      { type: 'button', role: 'tab', className: 'tab', 'data-tab': tab, onclick: () => select(tab) },
-      label,
-    );
-    tabButtons.set(tab, b);
-    tabs.append(b);
-  }
-  document.body.replaceChildren(
-    h(
-      'header',
-      { className: 'topbar' },
-      h('a', { className: 'brand', href: `${config.baseUrl}tree` }, 'nbserve'),
-      h('div', { className: 'spacer' }),
-      // Served by JupyterHub: the way back to the hub's home (start, stop, other servers).
-      typeof config.hubControlPanelUrl === 'string'
-        ? h('a', { className: 'btn btn-small', href: config.hubControlPanelUrl }, 'Control panel')
-        : null,
-      config.authEnabled ? h('a', { className: 'btn btn-small', href: `${config.baseUrl}logout` }, 'Log out') : null,
-      themeToggle(),
-    ),
-    h('main', { className: 'dashboard' }, tabs, panel),
-  );
-  select('files', false);
-  await files.open(config.path, false);
-  window.addEventListener('popstate', () => {
-    const prefix = `${config.baseUrl}tree`;
-    const rest = decodeURIComponent(location.pathname.startsWith(prefix) ? location.pathname.slice(prefix.length) : '');
-    void files.open(rest.replace(/^\/+/, ''), false);
-  });
-  // Coming back to the tab (e.g. after creating a notebook in another one) shows what changed.
-  window.addEventListener('focus', () => {
-    if (panel.firstElementChild === files.element) void files.load();
-  });
-  document.body.dataset.ready = 'true';
-}
+/**
+ * The dashboard page (`/tree/<path>`). The folder's first page is requested before the rest of
+ * the dashboard's code is even loaded: the very URL the HTML preloads, so the browser answers it
+ * from the request already under way (or makes it now, where preloads are not honoured).
+ */
+const firstPage = api<ContentsModel>(firstPageRoute(pageConfig().path));
+firstPage.catch(() => undefined); // reported by the Files tab
+const specs = api<KernelSpecs>('api/kernelspecs').catch(() => undefined);
 
-void main();
+import('./dashboard/app.js')
+  .then(({ startDashboard }) => startDashboard(firstPage, specs))
+  .catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    document.body.dataset.error = message;
+    toast(`Could not open the dashboard: ${message}`, 'error');
+  });

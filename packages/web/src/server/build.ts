@@ -46,16 +46,44 @@ export function contentTypeOf(name: string): string {
   return CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
 }
 
+/**
+ * Entries built as one file each (no chunks shared with the other pages): the dashboard's code is
+ * small, and a page of one script and one stylesheet loads without a waterfall of chunks queued
+ * behind the browser's six connections to the server.
+ */
+const SINGLE_FILE_ENTRIES: readonly EntryName[] = ['dashboard'];
+
 /** Bundles the browser code with esbuild into memory (about a second); nothing touches disk. */
 export async function buildWebAssets(options: { minify?: boolean } = {}): Promise<WebAssets> {
-  const entryPoints = Object.fromEntries(ENTRY_POINTS.map((e) => [e, path.join(SRC_DIR, 'browser', `${e}.ts`)]));
+  const entry = (e: EntryName): [string, string] => [e, path.join(SRC_DIR, 'browser', `${e}.ts`)];
+  const split = ENTRY_POINTS.filter((e) => !SINGLE_FILE_ENTRIES.includes(e));
+  const builds = await Promise.all([
+    buildEntries(Object.fromEntries(split.map(entry)), true, options),
+    buildEntries(Object.fromEntries(SINGLE_FILE_ENTRIES.map(entry)), false, options),
+  ]);
+  const files = new Map<string, StaticAsset>();
+  const manifest: Record<string, string> = {};
+  const preload: Record<string, string[]> = {};
+  for (const built of builds) {
+    for (const [name, file] of built.files) files.set(name, file);
+    Object.assign(manifest, built.manifest);
+    Object.assign(preload, built.preload);
+  }
+  return { files, manifest, preload };
+}
+
+async function buildEntries(
+  entryPoints: Record<string, string>,
+  splitting: boolean,
+  options: { minify?: boolean },
+): Promise<WebAssets> {
   // loaded on first build only: a server that serves the prebuilt bundle never loads esbuild
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints,
     absWorkingDir: SRC_DIR,
     bundle: true,
-    splitting: true,
+    splitting,
     format: 'esm',
     platform: 'browser',
     // The browser code takes its one HTML escaper from core's sources (this only runs where they exist).
@@ -110,7 +138,9 @@ function chunkClosure(outputs: esbuild.Metafile['outputs'], entry: string): stri
     }
   };
   visit(entry);
-  return [...seen].filter((p) => (outputs[p]?.bytes ?? 0) > 0);
+  // empty chunks too (esbuild leaves one where shared modules hold only CSS): they are imported
+  // all the same, and one found only once its importer has loaded costs a round trip of its own
+  return [...seen];
 }
 
 const woff2OnlyFonts: esbuild.Plugin = {

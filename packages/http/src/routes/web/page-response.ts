@@ -41,6 +41,7 @@ export async function sendPage(
   title: string,
   path: string,
   extra: Record<string, unknown> = {},
+  fetches: readonly string[] = [],
 ): Promise<Response> {
   const assets = await getWebAssets();
   const baseUrl = c.get('baseUrl');
@@ -56,7 +57,7 @@ export async function sendPage(
   };
   const hub = c.get('services').hub;
   if (hub) config.hubControlPanelUrl = hub.controlPanelUrl;
-  return c.html(renderPage({ entry, title, config, assets }), 200, {
+  return c.html(renderPage({ entry, title, config, assets, fetches }), 200, {
     'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
     'Cache-Control': 'no-store',
   });

@@ -1,4 +1,5 @@
 import { isNbserveError } from '@nbserve/core';
+import { firstPageRoute } from '@nbserve/web';
 import type { Context, Hono, Next } from 'hono';
 import type { NbserveEnv } from '../../env.js';
 import { pagePath, pageUrl, sendPage } from './page-response.js';
@@ -19,7 +20,9 @@ async function tree(c: Context<NbserveEnv>, next: Next) {
   if (!model) return next();
   if (model.type === 'notebook') return c.redirect(pageUrl(c, 'notebooks', path), 302);
   if (model.type === 'file') return c.redirect(pageUrl(c, 'files', path), 302);
-  return sendPage(c, 'dashboard', path ? `${model.name} – nbserve` : 'Home – nbserve', path);
+  // the folder's first page is requested by the HTML itself, before the dashboard's code runs
+  const title = path ? `${model.name} – nbserve` : 'Home – nbserve';
+  return sendPage(c, 'dashboard', title, path, {}, [firstPageRoute(path)]);
 }
 
 /** `GET /tree[/<dir>]`: the dashboard; notebooks and files redirect to their pages, as Notebook 6's tree does. */

@@ -1,3 +1,4 @@
+import { firstPageRoute } from '../../shared/first-page.js';
 import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog } from '../lib/dialog.js';
@@ -20,9 +21,8 @@ import { uploadFile } from './upload.js';
 type SortKey = 'name' | 'last_modified' | 'size';
 const TYPE_ORDER = { directory: 0, notebook: 1, file: 2 } as const;
 const ROW_HEIGHT = 36;
-
-/** Entries of the first page a folder is listed with; a bigger folder is then fetched whole. */
-const FIRST_PAGE = 500;
+/** Made once (a collator costs tens of milliseconds to create): the first and the whole listing share it. */
+let collator: Intl.Collator | undefined;
 
 /** The Files tab: breadcrumbs, toolbar, the (virtualized) listing, upload and file actions. */
 export class FilesView {
@@ -43,7 +43,7 @@ export class FilesView {
   private readonly status = h('div', { className: 'list-status' });
   private readonly newMenu = h('div', { className: 'menu', role: 'menu', hidden: true });
 
-  constructor(specs: KernelSpecs | undefined) {
+  constructor(specs: Promise<KernelSpecs | undefined>) {
     this.list = new VirtualList(ROW_HEIGHT, (item, i) => this.renderRow(item, i));
     this.list.element.setAttribute('role', 'grid');
     this.list.element.setAttribute('aria-label', 'Files');
@@ -60,11 +60,14 @@ export class FilesView {
     document.addEventListener('click', () => {
       this.newMenu.hidden = true;
     });
-    renderNewMenu(
-      this.newMenu,
-      specs,
-      () => this.dir,
-      (model) => this.folderCreated(model),
+    // the kernels are known a little later than the first rows are
+    void specs.then((known) =>
+      renderNewMenu(
+        this.newMenu,
+        known,
+        () => this.dir,
+        (model) => this.folderCreated(model),
+      ),
     );
     const toolbar = h(
       'div',
@@ -96,33 +99,45 @@ export class FilesView {
     return this.dir;
   }
 
-  async open(dir: string, push: boolean): Promise<void> {
+  /** Shows `dir`; `firstPage`, when given, is its first page already requested. */
+  async open(dir: string, push: boolean, firstPage?: Promise<ContentsModel>): Promise<void> {
     this.dir = dir;
     this.selected.clear();
     this.lastClicked = -1;
     if (push) history.pushState({ dir }, '', url(pageConfig().baseUrl, 'tree', dir));
     document.title = dir ? `${basename(dir)} – nbserve` : 'Home – nbserve';
-    await this.load();
+    await this.load(firstPage);
   }
 
-  async load(): Promise<void> {
+  async load(firstPage?: Promise<ContentsModel>): Promise<void> {
     this.crumbs.replaceChildren(...breadcrumbs(this.dir, (path) => void this.open(path, true)));
     const dir = this.dir;
     const generation = ++this.loads;
     try {
       // A first page (nbserve's paged listing, docs/contents-api.md) shows the top rows of a huge
       // folder at once; only a folder bigger than it is then fetched whole, behind those rows.
-      const [page, sessions] = await Promise.all([
-        getContents(dir, { content: '1', offset: '0', limit: String(FIRST_PAGE) }),
-        api<{ path: string }[]>('api/sessions').catch(() => []),
-      ]);
+      // The rows do not wait for the running sessions: their badges follow when those are known.
+      const sessions = api<{ path: string }[]>('api/sessions')
+        .catch(() => [])
+        .then((list) => {
+          if (generation !== this.loads) return;
+          this.running = new Set(list.map((s) => s.path));
+          this.list.refresh();
+        });
+      const page = await (firstPage ?? api<ContentsModel>(firstPageRoute(dir)));
       if (generation !== this.loads) return;
-      this.running = new Set(sessions.map((s) => s.path));
       const rows = Array.isArray(page.content) ? (page.content as ContentsModel[]) : [];
       const total = page.total ?? rows.length;
       this.show(rows, total);
-      if (rows.length >= total) return;
-      const whole = await getContents(dir, { content: '1' });
+      if (rows.length >= total) return await sessions;
+      // the rest once those rows are on screen (the server's work for it would compete with that
+      // frame); a hidden tab, which paints no frames, goes on after 100 ms
+      await new Promise<void>((resolve) => {
+        requestAnimationFrame(() => setTimeout(resolve, 0));
+        setTimeout(resolve, 100);
+      });
+      if (generation !== this.loads) return;
+      const [whole] = await Promise.all([getContents(dir, { content: '1' }), sessions]);
       if (generation !== this.loads) return;
       const all = Array.isArray(whole.content) ? (whole.content as ContentsModel[]) : [];
       this.show(all, all.length);
@@ -147,11 +162,12 @@ export class FilesView {
   private resort(): void {
     const { key, asc } = this.sort;
     const dir = asc ? 1 : -1;
-    const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+    collator ??= new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+    const byName = collator;
     this.sorted = [...this.entries].sort((a, b) => {
       if (key === 'name') {
         const t = TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
-        return t !== 0 ? t : dir * collator.compare(a.name, b.name);
+        return t !== 0 ? t : dir * byName.compare(a.name, b.name);
       }
       if (key === 'size') return dir * ((a.size ?? -1) - (b.size ?? -1));
       return dir * (Date.parse(a.last_modified) - Date.parse(b.last_modified));

@@ -54,6 +54,9 @@ export function formatSize(size: number | null): string {
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
+/** One formatter for every row (toLocaleDateString makes a new one, tens of milliseconds, per call). */
+let dateFormat: Intl.DateTimeFormat | undefined;
+
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
@@ -61,5 +64,6 @@ export function formatTime(iso: string): string {
   if (seconds < 60) return 'seconds ago';
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
   if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
-  return date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return dateFormat.format(date);
 }

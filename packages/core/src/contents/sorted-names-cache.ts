@@ -1,0 +1,45 @@
+/**
+ * Sorted child names of big directories, for the first pages of nbserve's paged listing: a page
+ * of a 100,000-entry folder then costs the stats of its own entries, not a readdir and a sort of
+ * 100,000 names. An entry is only used while the directory's version (see
+ * `ContentsStore.directoryVersion`: device, inode, mtime and ctime, given only on a local file
+ * system and for a directory not changed in the last seconds) is the one it was read under, so
+ * an entry added, removed or renamed by any program is seen at once. The entries' stats are never
+ * cached.
+ */
+export class SortedNamesCache {
+  /** Directories smaller than this are listed afresh each time (it costs less than a millisecond). */
+  static readonly MIN_ENTRIES = 2048;
+  /** At most this many directories are kept (100,000 names take a few MB). */
+  static readonly MAX_DIRECTORIES = 4;
+  readonly #entries = new Map<string, { version: string; names: readonly string[] }>();
+
+  /** The names read under `version`, or undefined. */
+  get(path: string, version: string): readonly string[] | undefined {
+    const entry = this.#entries.get(path);
+    if (!entry) return undefined;
+    if (entry.version !== version) {
+      this.#entries.delete(path);
+      return undefined;
+    }
+    // most recently used last
+    this.#entries.delete(path);
+    this.#entries.set(path, entry);
+    return entry.names;
+  }
+
+  /** Keeps `names`, read after the directory's version was found to be `version`. */
+  set(path: string, version: string, names: readonly string[]): void {
+    this.#entries.delete(path);
+    if (names.length < SortedNamesCache.MIN_ENTRIES) return;
+    this.#entries.set(path, { version, names });
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= SortedNamesCache.MAX_DIRECTORIES) break;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
