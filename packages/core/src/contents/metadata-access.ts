@@ -195,8 +195,8 @@ export class MetadataAccess {
 
   /**
    * statMany for a listing written as it goes: `visit(i, stats)` for each of `names[start..end)`
-   * under `prefix` that can be stat'ed, in order, and nothing kept (no array of results, no path
-   * left behind): the caller turns each Stats into bytes at once. Same batching and fallbacks.
+   * under `prefix` that can be stat'ed, in order, and nothing kept beyond a batch (no array of
+   * results, no paths): the caller turns each Stats into bytes at once. Same batching and fallbacks.
    */
   async statEach(
     prefix: string,
@@ -206,26 +206,33 @@ export class MetadataAccess {
     visit: (index: number, stats: Stats) => void,
   ): Promise<void> {
     let i = start;
+    const batch = new Array<Stats | undefined>(STAT_BATCH); // reused for every batch
     const remote = await this.#isRemote();
     while (i < end && !remote && !this.#isSlow()) {
       const started = performance.now();
       const stop = Math.min(i + STAT_BATCH, end);
+      // all the batch's stats first, then the caller's work on them: the system calls run back
+      // to back (about 10% faster here than taking turns with the writing)
+      const from = i;
       for (; i < stop; i++) {
-        let stats: Stats | undefined;
         try {
-          stats = statSync(prefix + (names[i] as string), { throwIfNoEntry: false });
+          batch[i - from] = statSync(prefix + (names[i] as string), { throwIfNoEntry: false });
         } catch {
-          continue; // permission denied, symlink loop, vanished meanwhile
+          batch[i - from] = undefined; // permission denied, symlink loop, vanished meanwhile
         }
-        if (stats) visit(i, stats);
+      }
+      for (let k = from; k < stop; k++) {
+        const stats = batch[k - from];
+        batch[k - from] = undefined;
+        if (stats) visit(k, stats);
       }
       if (performance.now() - started > SLOW_BATCH_MS) this.#markSlow();
       else if (i < end) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     for (; i < end; i += STAT_BATCH) {
       const from = i;
-      const batch = names.slice(from, Math.min(from + STAT_BATCH, end));
-      const stats = await Promise.all(batch.map((name) => fs.stat(prefix + name).catch(() => null)));
+      const part = names.slice(from, Math.min(from + STAT_BATCH, end));
+      const stats = await Promise.all(part.map((name) => fs.stat(prefix + name).catch(() => null)));
       stats.forEach((s, k) => {
         if (s) visit(from + k, s);
       });
