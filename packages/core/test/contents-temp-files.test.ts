@@ -131,6 +131,19 @@ describe('nbserve temp files', () => {
     expect(await sweepOrphanTemps(dir)).toBeGreaterThan(0);
   });
 
+  it('the sweep of a big directory reads it in batches, blocking or not, and misses no orphan', async () => {
+    const dead = deadPid();
+    const files = Array.from({ length: 2600 }, (_, i) => `f${i}.txt`);
+    for (let i = 0; i < files.length; i += 500) await Promise.all(files.slice(i, i + 500).map((f) => put(f, '')));
+    for (const blockingReads of [true, false]) {
+      for (let i = 0; i < 6; i++) await put(`sub/.~f${i}.nbserve-${dead}-0-${String(i).repeat(8)}.tmp`);
+      for (let i = 0; i < 4; i++) await put(`.~f${i}.txt.nbserve-${dead}-0-${String(i).repeat(8)}.tmp`);
+      expect(await sweepOrphanTemps(dir, { blockingReads })).toBe(10);
+      expect(await names()).toEqual([...files, 'sub'].sort());
+      expect(await names('sub')).toEqual([]);
+    }
+  }, 60_000);
+
   it('every atomic writer uses the naming and clears its file’s orphans (signatures, writeFileAtomic)', async () => {
     const dead = deadPid();
     const file = nodePath.join(dir, 'nbsignatures.json');
