@@ -85,8 +85,8 @@ export class ModelReader {
   readonly #buffers: SpareBuffer | undefined;
   /** Directory listings being built, shared by concurrent requests for the same directory. */
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
-  /** Sorted names of big directories for the paged listing, while their versions stay the same. */
-  readonly #pageNames = new SortedNamesCache();
+  /** Sorted names of big directories, for whole and paged listings, while their versions hold. */
+  readonly #sortedNamesCache = new SortedNamesCache();
 
   constructor(options: ModelReaderOptions) {
     this.#store = options.store;
@@ -137,7 +137,7 @@ export class ModelReader {
   /** Something changed through the manager: no request joins a listing that started before. */
   changed(): void {
     this.#listings.clear();
-    this.#pageNames.clear();
+    this.#sortedNamesCache.clear();
   }
 
   async notebook(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
@@ -253,7 +253,7 @@ export class ModelReader {
    */
   async childrenJson(path: string): Promise<ListingJson> {
     // the sorted names of a big directory are reused as for pages; its entries are stat'ed afresh
-    const names = await this.#pageSortedNames(path);
+    const names = await this.#cachedSortedNames(path);
     if (names === null) {
       const writer = new ListingWriter(path);
       writer.open();
@@ -342,7 +342,7 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    const names = await this.#pageSortedNames(path);
+    const names = await this.#cachedSortedNames(path);
     if (names === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
@@ -359,14 +359,14 @@ export class ModelReader {
   }
 
   /** #sortedNames, reused while the directory's version (taken before reading it) holds. */
-  async #pageSortedNames(path: string): Promise<readonly string[] | null> {
+  async #cachedSortedNames(path: string): Promise<readonly string[] | null> {
     const version = (await this.#store.directoryVersion?.(path)) ?? null;
     if (version === null) return this.#sortedNames(path);
-    const cached = this.#pageNames.get(path, version);
+    const cached = this.#sortedNamesCache.get(path, version);
     if (cached) return cached;
     const listed = await this.#sortedNamesAndLinks(path);
     // symbolic links are listed by where they lead, which can change with no version change
-    if (listed !== null && listed.links === 0) this.#pageNames.set(path, version, listed.names);
+    if (listed !== null && listed.links === 0) this.#sortedNamesCache.set(path, version, listed.names);
     return listed?.names ?? null;
   }
 

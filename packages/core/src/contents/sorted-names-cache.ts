@@ -1,7 +1,7 @@
 /**
- * Sorted child names of big directories, for the first pages of nbserve's paged listing: a page
- * of a 100,000-entry folder then costs the stats of its own entries, not a readdir and a sort of
- * 100,000 names. An entry is only used while the directory's version (see
+ * Sorted child names of big directories, for listings whole or paged: a page of a 100,000-entry
+ * folder then costs the stats of its own entries, and a whole listing only its stats, not a
+ * readdir and a sort of every name. An entry is only used while the directory's version (see
  * `ContentsStore.directoryVersion`: device, inode, mtime and ctime, given only on a local file
  * system and for a directory not changed in the last seconds) is the one it was read under, so
  * an entry added, removed or renamed by any program is seen at once. The entries' stats are never
