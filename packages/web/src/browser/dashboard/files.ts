@@ -165,9 +165,8 @@ export class FilesView {
     const dir = asc ? 1 : -1;
     // Making a collator loads ICU's collation data (tens of ms in a fresh page): the first page of a
     // big folder is on screen before that, in the server's order (directories first, then by name).
-    const byName = serverOrder
-      ? undefined
-      : (collator ??= new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' }));
+    if (!serverOrder) collator ??= new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+    const byName = serverOrder ? undefined : collator;
     this.sorted = [...this.entries];
     if (byName)
       this.sorted.sort((a, b) => {
