@@ -8,6 +8,8 @@ export class VirtualList<T> {
   private readonly rowsBox: HTMLElement;
   private items: readonly T[] = [];
   private frame = 0;
+  /** The items and range last rendered: a scroll or resize that keeps both renders nothing. */
+  private shown: { items: readonly T[]; first: number; last: number } | undefined;
 
   constructor(
     private readonly rowHeight: number,
@@ -48,15 +50,20 @@ export class VirtualList<T> {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.render();
+      this.render(false);
     });
   }
 
-  private render(): void {
+  /** `force`: render even if the same rows are shown (their items changed, e.g. selection). */
+  private render(force = true): void {
     const height = this.element.clientHeight || 600;
     const overscan = 10;
     const first = Math.max(0, Math.floor(this.element.scrollTop / this.rowHeight) - overscan);
     const last = Math.min(this.items.length, Math.ceil((this.element.scrollTop + height) / this.rowHeight) + overscan);
+    const shown = this.shown;
+    // (the first resize observation, right after the first rows, would otherwise build them twice)
+    if (!force && shown && shown.items === this.items && shown.first === first && shown.last === last) return;
+    this.shown = { items: this.items, first, last };
     const rows: HTMLElement[] = [];
     for (let i = first; i < last; i++) {
       const row = this.renderRow(this.items[i] as T, i);
