@@ -126,14 +126,7 @@ export class FileSystemStore implements ContentsStore {
     // one StoreStat for all: visit uses it before the next stat (see ContentsStore.statChildrenEach)
     const stat: StoreStat = { kind: 'file', size: 0, mtimeMs: 0, createdMs: 0, writable: false };
     await this.#meta.statEach(prefix, names, start, end, (i, raw) => {
-      const kind = raw.isFile() ? 'file' : raw.isDirectory() ? 'directory' : null;
-      if (kind === null) return;
-      stat.kind = kind;
-      stat.size = raw.size;
-      stat.mtimeMs = raw.mtimeMs;
-      stat.createdMs = raw.birthtimeMs > 0 ? raw.birthtimeMs : raw.ctimeMs;
-      stat.writable = this.#writable(raw);
-      visit(i, stat);
+      if (this.#toStat(raw, stat)) visit(i, stat);
     });
   }
 
@@ -322,11 +315,17 @@ export class FileSystemStore implements ContentsStore {
     return entry;
   }
 
-  #toStat(stats: Stats): StoreStat | null {
+  /** `into`: filled in place of a new object (a listing's one lent StoreStat). */
+  #toStat(stats: Stats, into?: StoreStat): StoreStat | null {
     const kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : null;
     if (kind === null) return null;
-    const created = stats.birthtimeMs > 0 ? stats.birthtimeMs : stats.ctimeMs;
-    return { kind, size: stats.size, mtimeMs: stats.mtimeMs, createdMs: created, writable: this.#writable(stats) };
+    const stat = into ?? { kind, size: 0, mtimeMs: 0, createdMs: 0, writable: false };
+    stat.kind = kind;
+    stat.size = stats.size;
+    stat.mtimeMs = stats.mtimeMs;
+    stat.createdMs = stats.birthtimeMs > 0 ? stats.birthtimeMs : stats.ctimeMs;
+    stat.writable = this.#writable(stats);
+    return stat;
   }
 
   /** Owner/group/other write bit for this process: the answer of access(W_OK) without a syscall per entry. */
