@@ -6,15 +6,29 @@ import { pageConfig } from './lib/config.js';
 import { toast } from './lib/dom.js';
 
 /**
- * The dashboard page (`/tree/<path>`). The folder's first page is requested before the rest of
- * the dashboard's code is even loaded: the very URL the HTML preloads, so the browser answers it
- * from the request already under way (or makes it now, where preloads are not honoured).
+ * The dashboard page (`/tree/<path>`). The server wrote the folder's top rows into the HTML and
+ * its first page into the config; where it could not list the folder, the page asks the API now,
+ * before the rest of the dashboard's code is even loaded (and shows the API's error).
  */
-const firstPage = api<ContentsModel>(firstPageRoute(pageConfig().path));
+const config = pageConfig();
+const firstPage =
+  typeof config.firstPage === 'object' && config.firstPage !== null
+    ? Promise.resolve(config.firstPage as ContentsModel)
+    : api<ContentsModel>(firstPageRoute(config.path));
 firstPage.catch(() => undefined); // reported by the Files tab
 const specs = api<KernelSpecs>('api/kernelspecs').catch(() => undefined);
 
-import('./dashboard/app.js')
+// The server's rows are painted first: the dashboard replaces them (with the same rows) after that frame.
+const painted =
+  document.querySelector('.vlist .row') === null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => {
+        requestAnimationFrame(() => setTimeout(resolve, 0));
+        setTimeout(resolve, 100); // a hidden tab paints no frames
+      });
+
+painted
+  .then(() => import('./dashboard/app.js'))
   .then(({ startDashboard }) => startDashboard(firstPage, specs))
   .catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,12 +1,12 @@
 import './../styles/base.css';
 import './../styles/editor.css';
 import './lib/theme.js';
+import { basename, dirname, joinPath, url } from '../shared/paths.js';
 import { FileEditor, LANGUAGES, type Language, languageOf } from './file-editor.js';
 import { api, type ContentsModel, contentsRoute, getContents } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { promptDialog, showDialog } from './lib/dialog.js';
 import { h, toast } from './lib/dom.js';
-import { basename, dirname, joinPath, url } from './lib/paths.js';
 import { themeToggle } from './lib/theme.js';
 
 /** The text editor page (`/edit/<path>`): CodeMirror, search, language, line numbers, Ctrl-S, rename, conflict check. */

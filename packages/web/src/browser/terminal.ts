@@ -3,10 +3,10 @@ import './../styles/base.css';
 import './../styles/terminal.css';
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
+import { encodePath } from '../shared/paths.js';
 import { api } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { h, toast } from './lib/dom.js';
-import { encodePath } from './lib/paths.js';
 import { onTheme, themeToggle } from './lib/theme.js';
 
 type ServerMessage = [string, ...unknown[]];

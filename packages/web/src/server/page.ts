@@ -46,11 +46,10 @@ export interface PageInput {
   bodyHtml?: string;
   bodyClass?: string;
   /**
-   * Same-origin API routes (below the base URL) the page will `fetch` first: announced with
-   * `<link rel="preload" as="fetch">` ahead of everything else, so the server starts on them
-   * while the browser loads the page's code (no inline script: the CSP stays as it is).
+   * The entry's stylesheet written into the page instead of linked: no request holds back the
+   * first frame (the dashboard's server-rendered rows). The CSP allows inline styles already.
    */
-  fetches?: readonly string[];
+  inlineStyles?: boolean;
 }
 
 export function staticUrl(baseUrl: string, assets: WebAssets, logical: string): string | undefined {
@@ -69,10 +68,9 @@ export function renderPage(input: PageInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${(input.fetches ?? []).map((route) => `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeHtml(`${baseUrl}${route}`)}">`).join('\n')}
 <title>${escapeHtml(input.title)}</title>
 <link rel="icon" href="data:,">
-${css ? `<link rel="stylesheet" href="${escapeHtml(css)}">` : ''}
+${stylesheet(input, css)}
 <script type="application/json" id="nbserve-config">${jsonForScript(input.config)}</script>
 ${js ? `<script type="module" src="${escapeHtml(js)}"></script>` : ''}
 ${(input.assets.preload[input.entry] ?? []).map((f) => `<link rel="modulepreload" href="${escapeHtml(`${baseUrl}static/${f}`)}">`).join('\n')}
@@ -82,4 +80,14 @@ ${input.bodyHtml ?? ''}
 </body>
 </html>
 `;
+}
+
+function stylesheet(input: PageInput, href: string | undefined): string {
+  if (!href) return '';
+  const name = input.assets.manifest[`${input.entry}.css`];
+  const file = input.inlineStyles && name ? input.assets.files.get(name) : undefined;
+  const text = file ? new TextDecoder().decode(file.body) : '';
+  // (a stylesheet that could end the <style> element stays linked)
+  if (text && !/<\/style/i.test(text)) return `<style>${text}</style>`;
+  return `<link rel="stylesheet" href="${escapeHtml(href)}">`;
 }

@@ -1,17 +1,13 @@
-/** Entries of the first page the dashboard lists a folder with; a bigger folder is then fetched whole. */
-export const FIRST_PAGE = 500;
+import { url } from './paths.js';
 
 /**
- * The API route (below the base URL) of a folder's first page, nbserve's paged listing
- * (docs/contents-api.md). The server announces it in the dashboard's HTML with
- * `<link rel="preload" as="fetch">` and the page requests the very same URL, so the listing
- * starts while the page's code is still loading and the browser answers the page from it.
+ * Entries of the first page a folder is shown with: the server embeds it in the dashboard's HTML
+ * (and renders its top rows there), and the page asks for it when it opens another folder; a
+ * bigger folder is then fetched whole, behind those rows.
  */
+export const FIRST_PAGE = 200;
+
+/** The API route (below the base URL) of a folder's first page, nbserve's paged listing (docs/contents-api.md). */
 export function firstPageRoute(path: string): string {
-  const encoded = path
-    .split('/')
-    .filter((s) => s !== '')
-    .map(encodeURIComponent)
-    .join('/');
-  return `api/contents${encoded ? `/${encoded}` : ''}?content=1&offset=0&limit=${FIRST_PAGE}`;
+  return `${url('', 'api/contents', path)}?content=1&offset=0&limit=${FIRST_PAGE}`;
 }

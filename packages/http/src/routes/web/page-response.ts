@@ -34,14 +34,17 @@ export function pageUrl(c: Ctx, prefix: string, path: string): string {
   return `${c.get('baseUrl')}${prefix}${encoded ? `/${encoded}` : ''}`;
 }
 
-/** Sends one of the web UI's HTML pages with the strict page CSP and the config data block. */
+/**
+ * Sends one of the web UI's HTML pages with the strict page CSP and the config data block;
+ * `body` writes what the page shows before its code runs (escaped markup, from the config).
+ */
 export async function sendPage(
   c: Ctx,
   entry: Entry,
   title: string,
   path: string,
   extra: Record<string, unknown> = {},
-  fetches: readonly string[] = [],
+  body?: (config: PageConfig) => string,
 ): Promise<Response> {
   const assets = await getWebAssets();
   const baseUrl = c.get('baseUrl');
@@ -57,7 +60,8 @@ export async function sendPage(
   };
   const hub = c.get('services').hub;
   if (hub) config.hubControlPanelUrl = hub.controlPanelUrl;
-  return c.html(renderPage({ entry, title, config, assets, fetches }), 200, {
+  const bodyHtml = body?.(config);
+  return c.html(renderPage({ entry, title, config, assets, ...(bodyHtml ? { bodyHtml, inlineStyles: true } : {}) }), 200, {
     'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
     'Cache-Control': 'no-store',
   });

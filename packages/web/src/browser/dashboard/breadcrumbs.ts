@@ -1,7 +1,7 @@
+import { url } from '../../shared/paths.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { url } from '../lib/paths.js';
 
 /** Home / a / b links to each folder above `dir` (and `dir` itself); a click opens it in place. */
 export function breadcrumbs(dir: string, open: (path: string) => void): Node[] {

@@ -1,8 +1,8 @@
+import { dirname, joinPath, url } from '../../shared/paths.js';
 import { api, type ContentsModel, contentsRoute } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog, promptDialog } from '../lib/dialog.js';
 import { h } from '../lib/dom.js';
-import { dirname, joinPath, url } from '../lib/paths.js';
 
 /**
  * What the Files tab does to selected entries, over the contents and sessions APIs. Each asks

@@ -1,10 +1,12 @@
+import { byKindThenName, entryHref, NAME_COLLATION, parentEntry, ROW_HEIGHT } from '../../shared/file-rows.js';
 import { firstPageRoute } from '../../shared/first-page.js';
+import { formatSize, formatTime } from '../../shared/format.js';
+import { basename, url } from '../../shared/paths.js';
 import { ApiError, api, type ContentsModel, getContents, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog } from '../lib/dialog.js';
-import { clear, formatSize, formatTime, h, toast } from '../lib/dom.js';
+import { clear, h, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { basename, dirname, url } from '../lib/paths.js';
 import { VirtualList } from '../lib/virtual-list.js';
 import { breadcrumbs } from './breadcrumbs.js';
 import {
@@ -19,8 +21,6 @@ import { renderNewMenu } from './new-menu.js';
 import { uploadFile } from './upload.js';
 
 type SortKey = 'name' | 'last_modified' | 'size';
-const TYPE_ORDER = { directory: 0, notebook: 1, file: 2 } as const;
-const ROW_HEIGHT = 36;
 /** Made once (a collator costs tens of milliseconds to create): the first and the whole listing share it. */
 let collator: Intl.Collator | undefined;
 
@@ -165,37 +165,14 @@ export class FilesView {
     const dir = asc ? 1 : -1;
     // Making a collator loads ICU's collation data (tens of ms in a fresh page): the first page of a
     // big folder is on screen before that, in the server's order (directories first, then by name).
-    if (!serverOrder) collator ??= new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-    const byName = serverOrder ? undefined : collator;
     this.sorted = [...this.entries];
-    if (byName)
-      this.sorted.sort((a, b) => {
-        if (key === 'name') {
-          const t = TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
-          return t !== 0 ? t : dir * byName.compare(a.name, b.name);
-        }
-        if (key === 'size') return dir * ((a.size ?? -1) - (b.size ?? -1));
-        return dir * (Date.parse(a.last_modified) - Date.parse(b.last_modified));
-      });
-    const parent: ContentsModel[] = this.dir
-      ? [
-          {
-            name: '..',
-            path: dirname(this.dir),
-            type: 'directory',
-            writable: true,
-            created: '',
-            last_modified: '',
-            size: null,
-            mimetype: null,
-            content: null,
-            format: null,
-            hash: null,
-            hash_algorithm: null,
-          },
-        ]
-      : [];
-    this.sorted = [...parent, ...this.sorted];
+    if (!serverOrder) {
+      collator ??= new Intl.Collator(undefined, NAME_COLLATION);
+      if (key === 'name') this.sorted.sort(byKindThenName(collator, dir));
+      else if (key === 'size') this.sorted.sort((a, b) => dir * ((a.size ?? -1) - (b.size ?? -1)));
+      else this.sorted.sort((a, b) => dir * (Date.parse(a.last_modified) - Date.parse(b.last_modified)));
+    }
+    if (this.dir) this.sorted.unshift(parentEntry(this.dir));
     this.renderHeader();
     this.renderActions();
     this.list.setItems(this.sorted);
@@ -239,7 +216,7 @@ export class FilesView {
   private renderRow(item: ContentsModel, index: number): HTMLElement {
     const isParent = item.name === '..';
     const selected = this.selected.has(item.path) && !isParent;
-    const href = this.hrefFor(item);
+    const href = entryHref(pageConfig().baseUrl, item);
     const link = h('a', { className: 'entry-link', href }, item.name);
     link.addEventListener('click', (e) => {
       if (item.type === 'directory' && !e.ctrlKey && !e.metaKey) {
@@ -284,18 +261,6 @@ export class FilesView {
       else location.href = href;
     });
     return row;
-  }
-
-  private hrefFor(item: ContentsModel): string {
-    const base = pageConfig().baseUrl;
-    if (item.type === 'directory') return url(base, 'tree', item.path);
-    if (item.type === 'notebook') return url(base, 'notebooks', item.path);
-    if (
-      item.mimetype?.startsWith('text/') ||
-      /\.(txt|md|py|js|ts|json|ya?ml|toml|cfg|ini|csv|sh|r|jl)$/i.test(item.name)
-    )
-      return url(base, 'edit', item.path);
-    return url(base, 'files', item.path);
   }
 
   private toggle(index: number, range: boolean, additive: boolean): void {

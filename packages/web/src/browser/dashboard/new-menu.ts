@@ -1,7 +1,7 @@
+import { encodePath, url } from '../../shared/paths.js';
 import { api, type ContentsModel, contentsRoute, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { h, toast } from '../lib/dom.js';
-import { encodePath, url } from '../lib/paths.js';
 
 /**
  * The Files tab's "New" menu: a notebook for each kernel, a text file, a folder. A new notebook

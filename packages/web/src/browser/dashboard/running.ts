@@ -1,8 +1,9 @@
+import { formatTime } from '../../shared/format.js';
+import { encodePath, url } from '../../shared/paths.js';
 import { api, type KernelModel, type SessionModel, type TerminalModel } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
-import { formatTime, h, toast } from '../lib/dom.js';
+import { h, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { encodePath, url } from '../lib/paths.js';
 
 /** The Running tab: notebook sessions, bare kernels and terminals, each with a Shutdown button. */
 export class RunningView {

@@ -1,5 +1,5 @@
+import { joinPath } from '../../shared/paths.js';
 import { api, contentsRoute } from '../lib/api.js';
-import { joinPath } from '../lib/paths.js';
 
 /** Files above this size go up in chunks (the contents API's `chunk` field), like JupyterLab. */
 export const CHUNK_SIZE = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { ContentsModel } from '@nbserve/core';
+import { encodePath } from '../../shared/paths.js';
 import { pageConfig } from './config.js';
-import { encodePath } from './paths.js';
 
 /** A failed API call, carrying Jupyter's `{message, reason}` error body. */
 export class ApiError extends Error {

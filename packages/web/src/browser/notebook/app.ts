@@ -1,8 +1,8 @@
+import { basename, dirname, joinPath, url } from '../../shared/paths.js';
 import { ApiError, api, type ContentsModel, contentsRoute, getContents, type KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog, promptDialog } from '../lib/dialog.js';
 import { h, toast } from '../lib/dom.js';
-import { basename, dirname, joinPath, url } from '../lib/paths.js';
 import { NotebookChrome } from './chrome.js';
 import { LiveNotebook } from './collab/live.js';
 import { installCommandKeys } from './command-keys.js';

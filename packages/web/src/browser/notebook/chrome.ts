@@ -1,8 +1,8 @@
+import { basename, dirname, url } from '../../shared/paths.js';
 import type { KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { basename, dirname, url } from '../lib/paths.js';
 import { themeToggle } from '../lib/theme.js';
 import type { CommandId, CommandRegistry, MenuName } from './commands.js';
 import type { KernelStatus } from './kernel.js';

@@ -1,8 +1,8 @@
 import { YNotebook } from '@jupyter/ydoc';
 import { WebsocketProvider } from 'y-websocket';
+import { encodePath } from '../../../shared/paths.js';
 import { ApiError, api } from '../../lib/api.js';
 import { pageConfig } from '../../lib/config.js';
-import { encodePath } from '../../lib/paths.js';
 
 /** The server's answer to `PUT /api/collaboration/session/<path>` (as jupyter-collaboration's). */
 export interface CollabSessionModel {
