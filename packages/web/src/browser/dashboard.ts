@@ -18,13 +18,14 @@ const firstPage =
 firstPage.catch(() => undefined); // reported by the Files tab
 const specs = api<KernelSpecs>('api/kernelspecs').catch(() => undefined);
 
-// The server's rows are painted first: the dashboard replaces them (with the same rows) after that frame.
+// The server's rows are on screen first: the dashboard replaces them (with the same rows, live)
+// once the page is idle after that first frame, or after 300 ms at the latest.
 const painted =
   document.querySelector('.vlist .row') === null
     ? Promise.resolve()
     : new Promise<void>((resolve) => {
-        requestAnimationFrame(() => setTimeout(resolve, 0));
-        setTimeout(resolve, 100); // a hidden tab paints no frames
+        if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: 300 });
+        else setTimeout(resolve, 0);
       });
 
 painted
