@@ -7,12 +7,29 @@ import { median } from '../lib/stats.js';
 
 /**
  * The dashboard opened on a folder of 100,000 files in headless Chromium (fresh context, token in
- * the URL as a user arrives with it): time from navigation start to the first rows on screen (the
- * first file by name), as the page's own clock measures it. nbserve only: Notebook 6.4's tree
+ * the URL as a user arrives with it): time from navigation start to the first rows painted, by the
+ * page's own clock — Chromium's Element Timing of the rows' names (`elementtiming="file-row"`,
+ * recorded by an observer the page is given before it loads). nbserve only: Notebook 6.4's tree
  * page lists a folder whole.
+ * Also logged: the first animation frame with the rows in the page (the paint is presented
+ * 100-250 ms after it with these machines' software compositing), and when Playwright's polling
+ * first finds them (its injected script takes 100-200 ms of the page's main thread here).
  * The first run is the server's first listing of the folder; later ones may reuse the folder's
  * sorted names (kept while the directory is unchanged), never the entries' stats.
  */
+const ROWS_RECORDER = `
+  window.__rows = {};
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.identifier === 'file-row' && window.__rows.painted === undefined) window.__rows.painted = e.renderTime || e.loadTime;
+  }).observe({ type: 'element', buffered: true });
+  const check = (time) => {
+    if (document.querySelector('.vlist .row[data-name="file-000000.txt"]')) window.__rows.frame = time;
+    else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+`;
+
 export const dashboardScenario: Scenario = {
   name: 'dashboard',
   group: 'web',
@@ -36,9 +53,12 @@ export const dashboardScenario: Scenario = {
         'nbserve',
         async (server) => {
           const times: number[] = [];
+          const polled: number[] = [];
+          const frames: number[] = [];
           for (let i = 0; i < runs; i++) {
             const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
             try {
+              await context.addInitScript({ content: ROWS_RECORDER });
               const page = await context.newPage();
               // as a user arrives: the folder's URL with the token in it (the server sets its cookie)
               await page.goto(`${server.origin}/tree/dashboard-big?token=${server.token}`, {
@@ -50,7 +70,18 @@ export const dashboardScenario: Scenario = {
                 null,
                 { polling: 'raf', timeout: 120_000 },
               );
-              times.push((await shown.jsonValue()) as number);
+              polled.push((await shown.jsonValue()) as number);
+              const rows = await page.waitForFunction(
+                () => {
+                  const recorded = (window as { __rows?: { painted?: number; frame?: number } }).__rows;
+                  return recorded?.painted !== undefined ? recorded : false;
+                },
+                null,
+                { timeout: 30_000 },
+              );
+              const { painted, frame } = (await rows.jsonValue()) as { painted: number; frame?: number };
+              times.push(painted);
+              frames.push(frame ?? Number.NaN);
               // The page then fetches the whole folder: let that finish, or the server would still
               // be stat-ing 100,000 entries for a closed page while the next run is timed.
               await page.waitForFunction(
@@ -66,12 +97,16 @@ export const dashboardScenario: Scenario = {
             // timed while the last one's listing is still being freed)
             await new Promise((resolve) => setTimeout(resolve, 1000));
           }
+          ctx.log(`nbserve: the first frame with the rows after ${frames.map((t) => t.toFixed(0)).join(', ')} ms`);
+          ctx.log(
+            `nbserve: the rows found by Playwright's polling after ${polled.map((t) => t.toFixed(0)).join(', ')} ms`,
+          );
           return times;
         },
         { compiled: !bundleProblem },
       );
       ctx.log(
-        `nbserve: first rows of ${count} entries after ${samples.map((t) => t.toFixed(0)).join(', ')} ms (the first run lists the folder for the first time)`,
+        `nbserve: first rows of ${count} entries painted after ${samples.map((t) => t.toFixed(0)).join(', ')} ms (the first run lists the folder for the first time)`,
       );
       ctx.record({
         metric: `first rows of a ${count.toLocaleString('en-US')}-entry folder on screen (median of ${runs}, cold cache)`,
@@ -80,7 +115,7 @@ export const dashboardScenario: Scenario = {
         targets: [{ kind: 'at most', bound: 500, text: 'within 0.5 s' }],
         notes: [
           nbserveBinNote(bundleProblem),
-          'from navigation start, by the page clock; a fresh browser context each run',
+          'from navigation start to the rows painted (Element Timing), by the page clock; a fresh browser context each run',
         ],
       });
     } finally {

@@ -18,14 +18,28 @@ const firstPage =
 firstPage.catch(() => undefined); // reported by the Files tab
 const specs = api<KernelSpecs>('api/kernelspecs').catch(() => undefined);
 
-// The server's rows are on screen first: the dashboard replaces them (with the same rows, live)
-// once the page is idle after that first frame, or after 300 ms at the latest.
+// The server's rows are shown first: the dashboard replaces them (with the same rows, live) once
+// they are painted — or after 500 ms, as in a background tab, which paints nothing — and the page
+// is idle. Its work would otherwise hold back that first frame.
 const painted =
   document.querySelector('.vlist .row') === null
     ? Promise.resolve()
     : new Promise<void>((resolve) => {
-        if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: 300 });
-        else setTimeout(resolve, 0);
+        const idle = () =>
+          typeof requestIdleCallback === 'function'
+            ? requestIdleCallback(() => resolve(), { timeout: 100 })
+            : resolve();
+        const timer = setTimeout(idle, 500);
+        try {
+          new PerformanceObserver((list, observer) => {
+            if (list.getEntries().length === 0) return;
+            observer.disconnect();
+            clearTimeout(timer);
+            idle();
+          }).observe({ type: 'paint', buffered: true });
+        } catch {
+          // no paint timing here: the timer starts the dashboard
+        }
       });
 
 painted

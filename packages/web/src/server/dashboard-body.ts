@@ -1,6 +1,13 @@
 import type { ContentsModel } from '@nbserve/core';
 import { escapeHtml } from '@nbserve/core/html';
-import { byKindThenName, entryHref, NAME_COLLATION, parentEntry, ROW_HEIGHT } from '../shared/file-rows.js';
+import {
+  byKindThenName,
+  entryHref,
+  FILE_ROW_TIMING,
+  NAME_COLLATION,
+  parentEntry,
+  ROW_HEIGHT,
+} from '../shared/file-rows.js';
 import { DATE_OPTIONS, formatSize, formatTime } from '../shared/format.js';
 import { iconPathAttributes } from '../shared/icon-shapes.js';
 import { url } from '../shared/paths.js';
@@ -61,7 +68,7 @@ ${rows.map((entry, i) => row(baseUrl, entry, i, dates)).join('\n')}
 function row(baseUrl: string, entry: ContentsModel, index: number, dates: Intl.DateTimeFormat): string {
   const isParent = entry.name === '..';
   const name = escapeHtml(entry.name);
-  return `<div class="row" role="row" data-path="${attr(entry.path)}" data-name="${name}" aria-selected="false" style="transform: translateY(${index * ROW_HEIGHT}px)"><span class="col col-check"><input type="checkbox" aria-label="Select ${name}"${isParent ? ' disabled' : ''}></span><span class="col col-name">${svgIcon(isParent ? 'up' : entry.type)}<a class="entry-link" href="${attr(entryHref(baseUrl, entry))}">${name}</a></span><span class="col col-date" title="${attr(entry.last_modified)}">${escapeHtml(formatTime(entry.last_modified, dates))}</span><span class="col col-size">${escapeHtml(formatSize(entry.size))}</span></div>`;
+  return `<div class="row" role="row" data-path="${attr(entry.path)}" data-name="${name}" aria-selected="false" style="transform: translateY(${index * ROW_HEIGHT}px)"><span class="col col-check"><input type="checkbox" aria-label="Select ${name}"${isParent ? ' disabled' : ''}></span><span class="col col-name">${svgIcon(isParent ? 'up' : entry.type)}<a class="entry-link" href="${attr(entryHref(baseUrl, entry))}" elementtiming="${FILE_ROW_TIMING}">${name}</a></span><span class="col col-date" title="${attr(entry.last_modified)}">${escapeHtml(formatTime(entry.last_modified, dates))}</span><span class="col col-size">${escapeHtml(formatSize(entry.size))}</span></div>`;
 }
 
 function svgIcon(kind: string): string {

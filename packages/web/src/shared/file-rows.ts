@@ -9,6 +9,12 @@ import { dirname, url } from './paths.js';
 
 export const ROW_HEIGHT = 36;
 
+/**
+ * The `elementtiming` of every row's name: Chromium then reports when rows are first painted
+ * (`PerformanceObserver` type `element`), for `pnpm bench` and anyone's performance tools.
+ */
+export const FILE_ROW_TIMING = 'file-row';
+
 /** How the list orders names (the browser makes its collator with these, the server in the reader's language). */
 export const NAME_COLLATION: Intl.CollatorOptions = { numeric: true, sensitivity: 'base' };
 

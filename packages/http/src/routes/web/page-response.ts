@@ -61,8 +61,12 @@ export async function sendPage(
   const hub = c.get('services').hub;
   if (hub) config.hubControlPanelUrl = hub.controlPanelUrl;
   const bodyHtml = body?.(config);
-  return c.html(renderPage({ entry, title, config, assets, ...(bodyHtml ? { bodyHtml, inlineStyles: true } : {}) }), 200, {
-    'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
-    'Cache-Control': 'no-store',
-  });
+  return c.html(
+    renderPage({ entry, title, config, assets, ...(bodyHtml ? { bodyHtml, inlineStyles: true } : {}) }),
+    200,
+    {
+      'Content-Security-Policy': pageCsp(c.req.header('host') ?? new URL(c.req.url).host),
+      'Cache-Control': 'no-store',
+    },
+  );
 }

@@ -1,4 +1,11 @@
-import { byKindThenName, entryHref, NAME_COLLATION, parentEntry, ROW_HEIGHT } from '../../shared/file-rows.js';
+import {
+  byKindThenName,
+  entryHref,
+  FILE_ROW_TIMING,
+  NAME_COLLATION,
+  parentEntry,
+  ROW_HEIGHT,
+} from '../../shared/file-rows.js';
 import { firstPageRoute } from '../../shared/first-page.js';
 import { formatSize, formatTime } from '../../shared/format.js';
 import { basename, url } from '../../shared/paths.js';
@@ -217,7 +224,7 @@ export class FilesView {
     const isParent = item.name === '..';
     const selected = this.selected.has(item.path) && !isParent;
     const href = entryHref(pageConfig().baseUrl, item);
-    const link = h('a', { className: 'entry-link', href }, item.name);
+    const link = h('a', { className: 'entry-link', href, elementtiming: FILE_ROW_TIMING }, item.name);
     link.addEventListener('click', (e) => {
       if (item.type === 'directory' && !e.ctrlKey && !e.metaKey) {
         e.preventDefault();
