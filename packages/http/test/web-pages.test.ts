@@ -127,9 +127,11 @@ describe('web pages (in-process)', () => {
   });
 
   it('serves hashed static assets as immutable, 404 for unknown names', async () => {
-    const html = await (await get('/tree')).text();
+    // (the dashboard's stylesheet is written into its page: the notebook's is linked)
+    const html = await (await get('/notebooks/sub%20dir/a%20b.ipynb')).text();
     const js = html.match(/src="(\/static\/[^"]+)"/)?.[1] ?? '';
     const css = html.match(/href="(\/static\/[^"]+\.css)"/)?.[1] ?? '';
+    expect(css).not.toBe('');
     const jsRes = await get(js, {});
     expect(jsRes.status).toBe(200);
     expect(jsRes.headers.get('cache-control')).toContain('immutable');

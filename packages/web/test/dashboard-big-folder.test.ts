@@ -31,7 +31,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('dashboard on a folder of 100,000 entries', () => {
-  it('shows the first rows from a first page, then the whole folder behind them', async () => {
+  it('shows the first rows the server wrote into the page, then the whole folder behind them', async () => {
     const listings: string[] = [];
     page.on('request', (request) => {
       if (request.url().includes('/api/contents/huge')) listings.push(new URL(request.url()).search);
@@ -45,7 +45,8 @@ describe('dashboard on a folder of 100,000 entries', () => {
     // The target is 0.5 s on an idle machine; the bound leaves room for a loaded test machine.
     console.log(`first rows of ${COUNT} entries after ${firstRows.toFixed(0)} ms`);
     expect(firstRows).toBeLessThan(15_000);
-    expect(listings[0]).toContain('limit=500');
+    // the first page came with the HTML: the only listing the page asks for is the whole folder
+    expect(listings.every((search) => !search.includes('limit='))).toBe(true);
     expect(await page.locator('.list-status').textContent()).toBe(`${COUNT + 1} items`);
     // then the whole listing arrives and the last entry can be scrolled to
     await page.waitForFunction(() => (document.querySelector('.vlist')?.scrollHeight ?? 0) > 100_000 * 10, null, {

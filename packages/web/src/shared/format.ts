@@ -27,5 +27,7 @@ export function formatTime(iso: string, dates?: Intl.DateTimeFormat): string {
   if (seconds < 60) return 'seconds ago';
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
   if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
-  return (dates ?? (localDates ??= new Intl.DateTimeFormat(undefined, DATE_OPTIONS))).format(date);
+  if (dates) return dates.format(date);
+  localDates ??= new Intl.DateTimeFormat(undefined, DATE_OPTIONS);
+  return localDates.format(date);
 }
