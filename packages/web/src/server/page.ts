@@ -1,5 +1,5 @@
 import { escapeHtml, jsonForScript } from '@nbserve/core/html';
-import type { EntryName, WebAssets } from './build.js';
+import type { EntryName, StaticAsset, WebAssets } from './build.js';
 
 /**
  * The Content-Security-Policy of every nbserve HTML page: no inline scripts and nothing from
@@ -82,11 +82,18 @@ ${input.bodyHtml ?? ''}
 `;
 }
 
+/** Stylesheets as text, decoded once each. */
+const styleTexts = new WeakMap<StaticAsset, string>();
+
 function stylesheet(input: PageInput, href: string | undefined): string {
   if (!href) return '';
   const name = input.assets.manifest[`${input.entry}.css`];
   const file = input.inlineStyles && name ? input.assets.files.get(name) : undefined;
-  const text = file ? new TextDecoder().decode(file.body) : '';
+  let text = '';
+  if (file) {
+    text = styleTexts.get(file) ?? new TextDecoder().decode(file.body);
+    styleTexts.set(file, text);
+  }
   // (a stylesheet that could end the <style> element stays linked)
   if (text && !/<\/style/i.test(text)) return `<style>${text}</style>`;
   return `<link rel="stylesheet" href="${escapeHtml(href)}">`;

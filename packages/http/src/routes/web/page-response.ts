@@ -36,7 +36,8 @@ export function pageUrl(c: Ctx, prefix: string, path: string): string {
 
 /**
  * Sends one of the web UI's HTML pages with the strict page CSP and the config data block;
- * `body` writes what the page shows before its code runs (escaped markup, from the config).
+ * `body` writes what the page shows before its code runs (escaped markup, from the config). Such
+ * a page gets its stylesheet inline too: no request then holds back its first frame.
  */
 export async function sendPage(
   c: Ctx,
