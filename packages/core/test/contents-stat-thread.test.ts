@@ -81,20 +81,21 @@ describe('StatThread', () => {
 });
 
 describe('MetadataAccess.statEach with a StatThread', () => {
-  it('visits the same stats in the same order as without it, across both halves', async () => {
+  it('visits the same stats in the same order as without it, across halves and windows of 4,096', async () => {
     const thread = new StatThread();
     await thread.ready();
     try {
+      const many = [...names, ...names, ...names, ...names]; // 6,000 paths: two windows
       const seen: { index: number; stat: ReturnType<typeof fields> }[] = [];
       const shared = new MetadataAccess(root, thread);
-      await shared.statEach(`${root}/`, names, 10, names.length, (index, s) => seen.push({ index, stat: fields(s) }));
+      await shared.statEach(`${root}/`, many, 10, many.length, (index, s) => seen.push({ index, stat: fields(s) }));
       const alone: typeof seen = [];
-      await new MetadataAccess(root).statEach(`${root}/`, names, 10, names.length, (index, s) =>
+      await new MetadataAccess(root).statEach(`${root}/`, many, 10, many.length, (index, s) =>
         alone.push({ index, stat: fields(s) }),
       );
       expect(seen).toEqual(alone);
       expect(seen.map((v) => v.index)).toEqual(
-        names.map((name, i) => (i >= 10 && expected(name) ? i : -1)).filter((i) => i >= 0),
+        many.map((name, i) => (i >= 10 && expected(name) ? i : -1)).filter((i) => i >= 0),
       );
     } finally {
       await thread.close();

@@ -37,6 +37,8 @@ const ASYNC_PERIOD_MS = 30_000;
 const STAT_BATCH = 256;
 /** Runs of paths at least this long are shared with the StatThread (below, its round trip costs more than it saves). */
 const SHARE_FROM = 512;
+/** Paths stat'ed per window (a listing not yet streamed in parts, e.g. of a folder with links, comes whole). */
+const SHARE_WINDOW = 4096;
 /** Directory entries read per opendir call. */
 const DIR_BUFFER = 1024;
 /**
@@ -183,6 +185,20 @@ export class MetadataAccess {
    * parallel through the thread pool.
    */
   async statEach(
+    prefix: string,
+    names: readonly string[],
+    start: number,
+    end: number,
+    visit: (index: number, stats: StatFields) => void,
+  ): Promise<void> {
+    // a window at a time: neither thread holds more than one window's names and stats
+    for (let from = start; from < end; from += SHARE_WINDOW) {
+      await this.#statShared(prefix, names, from, Math.min(from + SHARE_WINDOW, end), visit);
+    }
+  }
+
+  /** statEach of one window: its later half on the StatThread meanwhile, when that pays. */
+  async #statShared(
     prefix: string,
     names: readonly string[],
     start: number,
