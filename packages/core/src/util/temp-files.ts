@@ -124,7 +124,8 @@ export async function sweepOrphanTemps(dir: string, options: SweepOptions = {}):
         const entry = blocking ? dir.readSync() : await dir.read();
         if (entry === null) break;
         budget--;
-        if (blocking && seen % SWEEP_SLICE === 0) await new Promise<void>((resolve) => setTimeout(resolve, SWEEP_PAUSE_MS).unref());
+        if (blocking && seen % SWEEP_SLICE === 0)
+          await new Promise<void>((resolve) => setTimeout(resolve, SWEEP_PAUSE_MS).unref());
         if (entry.isDirectory()) {
           if (recursive) pending.push(nodePath.join(current, entry.name));
         } else if (entry.isFile() && entry.name.startsWith('.~') && (await removeIfOrphan(current, entry.name))) {
