@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
 
 /** What a listing reads of a stat: the fields `FileSystemStore` turns into a `StoreStat`. */
 export type StatFields = Pick<
@@ -152,6 +153,8 @@ export class StatThread {
   #start(): Worker | undefined {
     let worker: Worker;
     try {
+      // loaded here, not at the top: worker_threads is not on the way to a server's first answer
+      const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
       worker = new Worker(THREAD_SOURCE, {
         eval: true,
         // it keeps names and numbers of one batch at a time
