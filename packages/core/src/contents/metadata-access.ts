@@ -205,9 +205,9 @@ export class MetadataAccess {
     end: number,
     visit: (index: number, stats: StatFields) => void,
   ): Promise<void> {
-    const shareable = this.#thread !== null && end - start >= SHARE_FROM && (await this.isLocal());
-    const mid = shareable ? start + ((end - start) >> 1) : end;
-    const away = shareable ? (this.#thread?.stat(prefix, names.slice(mid, end)) ?? null) : null;
+    const thread = end - start >= SHARE_FROM && (await this.isLocal()) ? this.#thread : null;
+    const mid = start + ((end - start) >> 1);
+    const away = thread?.stat(prefix, names.slice(mid, end)) ?? null;
     if (away === null) return this.#statRange(prefix, names, start, end, visit);
     await this.#statRange(prefix, names, start, mid, visit);
     const stats = await away;
