@@ -41,3 +41,30 @@ describe.each(TRANSPORTS)('a big directory listing over %s', (kind) => {
     expect(((await res.json()) as { message: string }).message).toContain('big-missing');
   });
 });
+
+describe('a big directory listed again', () => {
+  it('shows a file another program changed in place, as a fresh listing would', async () => {
+    // kept listings are only for directories not changed in the last two seconds
+    const store = new FileSystemStore(fx.root, { statThread: null });
+    const deadline = Date.now() + 10_000;
+    while ((await store.directoryVersion('big')) === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const list = async () => {
+      const res = await fx.send('socket')('api/contents/big');
+      expect(res.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 150)); // past the 100 ms reuse of any listing
+      return await res.text();
+    };
+    const fresh = async () => JSON.stringify(await new ContentsManager({ store }).get('big'));
+    const first = await list();
+    expect(await list()).toBe(first); // served again as kept
+    await fs.appendFile(nodePath.join(fx.root, 'big', 'nb 7.ipynb'), 'more bytes');
+    const changed = await list();
+    const entry = (JSON.parse(changed).content as { name: string; size: number }[]).find(
+      (e) => e.name === 'nb 7.ipynb',
+    );
+    expect(entry?.size).toBe(1 + 'more bytes'.length);
+    expect(changed).toBe(await fresh());
+  }, 60_000);
+});

@@ -13,10 +13,19 @@ import {
   unavailable,
 } from '../errors.js';
 import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
+import { FsChildrenWatch } from './children-watch.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
 import { type StatFields, StatThread } from './stat-thread.js';
-import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreNames, StoreStat } from './store.js';
+import type {
+  ByteRange,
+  ChildrenWatch,
+  ContentsStore,
+  StoreCapabilities,
+  StoreEntry,
+  StoreNames,
+  StoreStat,
+} from './store.js';
 
 export interface FileSystemStoreOptions {
   /**
@@ -113,6 +122,15 @@ export class FileSystemStore implements ContentsStore {
   async directoryVersion(path: string): Promise<string | null> {
     const dir = await this.#resolveExisting(path).catch(() => null);
     return dir === null ? null : this.#meta.directoryVersion(dir);
+  }
+
+  async watchChildren(path: string, subdirectories: readonly string[]): Promise<ChildrenWatch | null> {
+    const dir = await this.#resolveExisting(path).catch(() => null);
+    if (dir === null || !(await this.#meta.isLocal())) return null;
+    // a watch on a network file system sees only this machine's changes (a subdirectory may be a mount)
+    const paths = [dir, ...subdirectories.map((name) => nodePath.join(dir, name))];
+    if (!paths.every((p) => this.#meta.onLocalFileSystem(p))) return null;
+    return FsChildrenWatch.open(paths);
   }
 
   async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {

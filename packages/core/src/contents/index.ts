@@ -29,5 +29,13 @@ export {
   type SignatureStore,
 } from './signature-stores.js';
 export { PackedStats, type StatFields, StatThread } from './stat-thread.js';
-export type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreNames, StoreStat } from './store.js';
+export type {
+  ByteRange,
+  ChildrenWatch,
+  ContentsStore,
+  StoreCapabilities,
+  StoreEntry,
+  StoreNames,
+  StoreStat,
+} from './store.js';
 export { isoTimestamp, parseTimestampMicros } from './timestamps.js';

@@ -176,6 +176,15 @@ export class MetadataAccess {
     }
   }
 
+  /** Whether `path` is on a local file system: a network or FUSE mount's other clients change it unseen. */
+  onLocalFileSystem(path: string): boolean {
+    try {
+      return !REMOTE_FILE_SYSTEMS.has(statfsSync(path).type);
+    } catch {
+      return false;
+    }
+  }
+
   /**
    * `visit(i, stats)` for each of `names[start..end)` under `prefix` that can be stat'ed, in
    * order, with nothing kept beyond a batch (no array of results, no paths, `stats` lent for the

@@ -1,5 +1,6 @@
 import type { SpareBuffer } from '../util/spare-buffer.js';
 import { decodeFileContent, setHash } from './file-content.js';
+import { KeptListings, ListedStats } from './kept-listings.js';
 import { type ListedEntry, ListingWriter } from './listing-json.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
@@ -8,7 +9,7 @@ import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
 import { byName } from './sort-names.js';
-import { SortedNamesCache } from './sorted-names-cache.js';
+import { type SortedNames, SortedNamesCache } from './sorted-names-cache.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
@@ -87,12 +88,14 @@ export class ModelReader {
   readonly #listings = new Map<string, Promise<ContentsModel[]>>();
   /** Sorted names of big directories, for whole and paged listings, while their versions hold. */
   readonly #sortedNamesCache = new SortedNamesCache();
+  readonly #kept: KeptListings;
 
   constructor(options: ModelReaderOptions) {
     this.#store = options.store;
     this.#listed = options.listed;
     this.#notary = options.notary;
     this.#buffers = options.buffers;
+    this.#kept = new KeptListings(options.store);
   }
 
   async directory(
@@ -138,6 +141,7 @@ export class ModelReader {
   changed(): void {
     this.#listings.clear();
     this.#sortedNamesCache.clear();
+    this.#kept.clear();
   }
 
   async notebook(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
@@ -252,42 +256,84 @@ export class ModelReader {
    * read throws here, before any byte.
    */
   async childrenJson(path: string): Promise<ListingJson> {
+    const kept = await this.#kept.get(path);
+    if (kept !== null) {
+      const { names, stats } = kept;
+      return this.#json(path, names.length, () => ({
+        write: (writer, start, end) =>
+          stats.each(start, end, (i, stat) => {
+            const name = names[i] as string;
+            writer.entry(name, typeOf(name, stat.kind), stat);
+          }),
+      }));
+    }
     // the sorted names of a big directory are reused as for pages; its entries are stat'ed afresh
-    const names = await this.#cachedSortedNames(path);
-    if (names === null) {
+    const listed = await this.#listedNames(path);
+    if (listed === null) {
       const writer = new ListingWriter(path);
       writer.open();
       for (const { name, type, stat } of await this.#sortedEntries(path)) writer.entry(name, type, stat);
       writer.close();
       return writer.take();
     }
-    if (names.length < STREAM_FROM) {
-      const writer = new ListingWriter(path, 512 + 300 * names.length);
-      writer.open();
-      await this.#writeEntries(writer, path, names);
-      writer.close();
-      return writer.take();
-    }
-    return () => this.#streamJson(path, names);
+    const { names, version, directories, links } = listed;
+    // symbolic links are listed by where they lead, which no watch of this directory sees change
+    const keep = links === 0 ? await this.#kept.watch(path, version, names, directories) : null;
+    return this.#json(path, names.length, () => {
+      // where the listing may be kept, each pass records its stats: the first pass done is kept
+      const stats = keep ? new ListedStats(names.length) : undefined;
+      return {
+        write: (writer, start, end) => this.#writeEntries(writer, path, names, start, end, stats),
+        done: () => stats && keep?.(stats),
+      };
+    });
   }
 
-  async *#streamJson(path: string, names: readonly string[]): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+  /**
+   * A listing of `count` entries, each pass over them made by `pass()`: whole below STREAM_FROM
+   * entries, else a function that streams a new pass on each call.
+   */
+  async #json(path: string, count: number, pass: () => ListingPass): Promise<ListingJson> {
+    if (count >= STREAM_FROM) return () => this.#streamJson(path, count, pass());
+    const { write, done } = pass();
+    const writer = new ListingWriter(path, 512 + 300 * count);
+    writer.open();
+    await write(writer, 0, count);
+    writer.close();
+    done?.();
+    return writer.take();
+  }
+
+  async *#streamJson(
+    path: string,
+    count: number,
+    { write, done }: ListingPass,
+  ): AsyncGenerator<Uint8Array<ArrayBuffer>> {
     const writer = new ListingWriter(path, 512 + 300 * STREAM_BATCH);
     writer.open();
-    for (let start = 0; start < names.length; start += STREAM_BATCH) {
-      await this.#writeEntries(writer, path, names, start, Math.min(start + STREAM_BATCH, names.length));
-      if (start + STREAM_BATCH >= names.length) writer.close();
+    for (let start = 0; start < count; start += STREAM_BATCH) {
+      await write(writer, start, Math.min(start + STREAM_BATCH, count));
+      if (start + STREAM_BATCH >= count) writer.close();
       yield writer.take();
     }
+    done?.();
   }
 
-  /** Stats `names[start..end)` and writes those still there. */
-  async #writeEntries(writer: ListingWriter, path: string, names: readonly string[], start = 0, end = names.length) {
+  /** Stats `names[start..end)` and writes those still there (recording their stats in `record`). */
+  async #writeEntries(
+    writer: ListingWriter,
+    path: string,
+    names: readonly string[],
+    start: number,
+    end: number,
+    record?: ListedStats,
+  ) {
     if (this.#store.statChildrenEach) {
       // no stats array, no StoreStat per entry: each stat becomes bytes at once
       await this.#store.statChildrenEach(path, names, start, end, (i, stat) => {
         const name = names[i] as string;
         writer.entry(name, typeOf(name, stat.kind), stat);
+        record?.set(i, stat);
       });
       return;
     }
@@ -295,7 +341,9 @@ export class ModelReader {
     const stats = await this.#statChildren(path, part);
     part.forEach((name, i) => {
       const stat = stats[i];
-      if (stat) writer.entry(name, typeOf(name, stat.kind), stat);
+      if (!stat) return;
+      writer.entry(name, typeOf(name, stat.kind), stat);
+      record?.set(start + i, stat);
     });
   }
 
@@ -307,15 +355,11 @@ export class ModelReader {
   }
 
   /**
-   * The listed children's names, sorted as the listing is, before any stat (just the names: a
-   * 100,000-entry directory leaves nothing else behind); `null` if the store cannot.
+   * The listed children's names, sorted as the listing is (subdirectories first), before any
+   * stat (just the names: a 100,000-entry directory leaves nothing else behind), and how many
+   * symbolic links the directory has (unknown: Infinity); `null` if the store cannot.
    */
-  async #sortedNames(path: string): Promise<string[] | null> {
-    return (await this.#sortedNamesAndLinks(path))?.names ?? null;
-  }
-
-  /** #sortedNames, and how many symbolic links the directory has (unknown: Infinity). */
-  async #sortedNamesAndLinks(path: string): Promise<{ names: string[]; links: number } | null> {
+  async #sortedNames(path: string): Promise<(SortedNames & { links: number }) | null> {
     if (!this.#store.listKinds) return null;
     const { files, directories, links = Number.POSITIVE_INFINITY } = await this.#store.listKinds(path);
     const notebooks: string[] = [];
@@ -323,7 +367,12 @@ export class ModelReader {
     for (const name of files) {
       if (this.#listed(name)) (name.endsWith('.ipynb') ? notebooks : others).push(name);
     }
-    return { names: [...byName(directories.filter(this.#listed)), ...byName(notebooks), ...byName(others)], links };
+    const listedDirectories = byName(directories.filter(this.#listed));
+    return {
+      names: [...listedDirectories, ...byName(notebooks), ...byName(others)],
+      directories: listedDirectories.length,
+      links,
+    };
   }
 
   /** Listed children, hidden ones left out: directories, then notebooks, then files, by name. */
@@ -342,7 +391,7 @@ export class ModelReader {
     path: string,
     page: { offset: number; limit: number },
   ): Promise<{ entries: ListedEntry[]; total: number }> {
-    const names = await this.#cachedSortedNames(path);
+    const names = (await this.#listedNames(path))?.names ?? null;
     if (names === null) {
       const all = await this.#sortedEntries(path);
       return { entries: all.slice(page.offset, page.offset + page.limit), total: all.length };
@@ -358,16 +407,18 @@ export class ModelReader {
     return { entries, total: names.length };
   }
 
-  /** #sortedNames, reused while the directory's version (taken before reading it) holds. */
-  async #cachedSortedNames(path: string): Promise<readonly string[] | null> {
+  /**
+   * #sortedNames, reused while the directory's version (taken before reading it) holds, with that
+   * version (`null`: none).
+   */
+  async #listedNames(path: string): Promise<(SortedNames & { links: number; version: string | null }) | null> {
     const version = (await this.#store.directoryVersion?.(path)) ?? null;
-    if (version === null) return this.#sortedNames(path);
-    const cached = this.#sortedNamesCache.get(path, version);
-    if (cached) return cached;
-    const listed = await this.#sortedNamesAndLinks(path);
+    const cached = version === null ? undefined : this.#sortedNamesCache.get(path, version);
+    if (cached) return { ...cached, links: 0, version };
+    const listed = await this.#sortedNames(path);
     // symbolic links are listed by where they lead, which can change with no version change
-    if (listed !== null && listed.links === 0) this.#sortedNamesCache.set(path, version, listed.names);
-    return listed?.names ?? null;
+    if (listed !== null && version !== null && listed.links === 0) this.#sortedNamesCache.set(path, version, listed);
+    return listed && { ...listed, version };
   }
 
   async #sortedEntries(path: string): Promise<ListedEntry[]> {
@@ -388,4 +439,10 @@ function typeOf(name: string, kind: 'file' | 'directory'): ContentType {
 /** Case-insensitive within each kind (IPython 3 order). */
 function byKindThenName(a: { type: ContentType; key: string }, b: { type: ContentType; key: string }): number {
   return DIR_ORDER[a.type] - DIR_ORDER[b.type] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/** One pass over a listing's entries: `write` writes those of [start, end), `done` follows the last. */
+interface ListingPass {
+  write: (writer: ListingWriter, start: number, end: number) => Promise<void> | void;
+  done?: () => void;
 }

@@ -7,15 +7,22 @@
  * an entry added, removed or renamed by any program is seen at once. The entries' stats are never
  * cached.
  */
+/** A directory's listed names in listing order: its subdirectories first, then the rest. */
+export interface SortedNames {
+  names: readonly string[];
+  /** How many of `names` are subdirectories. */
+  directories: number;
+}
+
 export class SortedNamesCache {
   /** Directories smaller than this are listed afresh each time (it costs less than a millisecond). */
   static readonly MIN_ENTRIES = 2048;
   /** At most this many directories are kept (100,000 names take a few MB). */
   static readonly MAX_DIRECTORIES = 4;
-  readonly #entries = new Map<string, { version: string; names: readonly string[] }>();
+  readonly #entries = new Map<string, { version: string; listed: SortedNames }>();
 
   /** The names read under `version`, or undefined. */
-  get(path: string, version: string): readonly string[] | undefined {
+  get(path: string, version: string): SortedNames | undefined {
     const entry = this.#entries.get(path);
     if (!entry) return undefined;
     if (entry.version !== version) {
@@ -25,14 +32,14 @@ export class SortedNamesCache {
     // most recently used last
     this.#entries.delete(path);
     this.#entries.set(path, entry);
-    return entry.names;
+    return entry.listed;
   }
 
-  /** Keeps `names`, read after the directory's version was found to be `version`. */
-  set(path: string, version: string, names: readonly string[]): void {
+  /** Keeps the names read after the directory's version was found to be `version`. */
+  set(path: string, version: string, listed: SortedNames): void {
     this.#entries.delete(path);
-    if (names.length < SortedNamesCache.MIN_ENTRIES) return;
-    this.#entries.set(path, { version, names });
+    if (listed.names.length < SortedNamesCache.MIN_ENTRIES) return;
+    this.#entries.set(path, { version, listed: { names: listed.names, directories: listed.directories } });
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= SortedNamesCache.MAX_DIRECTORIES) break;
       this.#entries.delete(oldest);

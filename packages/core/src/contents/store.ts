@@ -28,6 +28,14 @@ export interface StoreNames {
   links?: number;
 }
 
+/** A watch on a directory's entries (see ContentsStore.watchChildren). */
+export interface ChildrenWatch {
+  /** Whether a change was seen since the watch began. */
+  readonly changed: boolean;
+  /** Stops watching; `changed` stays as it was. */
+  close(): void;
+}
+
 export interface StoreEntry {
   name: string;
   stat: StoreStat;
@@ -89,6 +97,14 @@ export interface ContentsStore {
     end: number,
     visit: (index: number, stat: StoreStat) => void,
   ): Promise<void>;
+  /**
+   * Optional: a watch that sees every change any program makes to what a listing of the
+   * directory shows: an entry added, removed or renamed, a file's bytes or attributes changed in
+   * place, and an entry added, removed or renamed in one of `subdirectories` (which changes its
+   * mtime). `null` where that cannot be promised (a network file system, no watches left). A
+   * listing built after the watch began is then served again until it sees a change.
+   */
+  watchChildren?(path: string, subdirectories: readonly string[]): Promise<ChildrenWatch | null>;
   read(path: string): Promise<Uint8Array>;
   /**
    * Optional: `read` into memory the caller lends: `take(length)` gives a buffer of at least
