@@ -268,6 +268,7 @@ export class ModelReader {
       }));
     }
     // the sorted names of a big directory are reused as for pages; its entries are stat'ed afresh
+    // (and recorded, where the listing may be kept)
     const listed = await this.#listedNames(path);
     if (listed === null) {
       const writer = new ListingWriter(path);

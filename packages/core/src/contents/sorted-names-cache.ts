@@ -1,12 +1,3 @@
-/**
- * Sorted child names of big directories, for listings whole or paged: a page of a 100,000-entry
- * folder then costs the stats of its own entries, and a whole listing only its stats, not a
- * readdir and a sort of every name. An entry is only used while the directory's version (see
- * `ContentsStore.directoryVersion`: device, inode, mtime and ctime, given only on a local file
- * system and for a directory not changed in the last seconds) is the one it was read under, so
- * an entry added, removed or renamed by any program is seen at once. The entries' stats are never
- * cached.
- */
 /** A directory's listed names in listing order: its subdirectories first, then the rest. */
 export interface SortedNames {
   names: readonly string[];
@@ -14,6 +5,15 @@ export interface SortedNames {
   directories: number;
 }
 
+/**
+ * Sorted child names of big directories, for listings whole or paged: a page of a 100,000-entry
+ * folder then costs the stats of its own entries, and a whole listing only its stats, not a
+ * readdir and a sort of every name. An entry is only used while the directory's version (see
+ * `ContentsStore.directoryVersion`: device, inode, mtime and ctime, given only on a local file
+ * system and for a directory not changed in the last seconds) is the one it was read under, so
+ * an entry added, removed or renamed by any program is seen at once. The entries' stats are not
+ * kept here (KeptListings keeps them where a watch on the directory allows).
+ */
 export class SortedNamesCache {
   /** Directories smaller than this are listed afresh each time (it costs less than a millisecond). */
   static readonly MIN_ENTRIES = 2048;
