@@ -166,7 +166,7 @@ export class MetadataAccess {
   async directoryVersion(dir: string): Promise<string | null> {
     if (await this.#isRemote()) return null;
     try {
-      if (REMOTE_FILE_SYSTEMS.has(statfsSync(dir).type)) return null;
+      if (!this.onLocalFileSystem(dir)) return null;
       const s = statSync(dir, { bigint: true });
       const settled = BigInt(Date.now() - SETTLED_MS) * 1_000_000n;
       if (!s.isDirectory() || s.mtimeNs > settled || s.ctimeNs > settled) return null;
