@@ -81,6 +81,34 @@ describe('the bundled nbserve bin', () => {
     expect(text).toMatch(/import\("\.\/nbserve-collaboration-[\w-]+\.js"\)/);
     expect(text).not.toContain('Yjs was already imported');
     expect(text).not.toContain('Sec-WebSocket-Accept');
+    // one non-ASCII character would make V8 hold a whole chunk as a two-byte string (slower start)
+    for (const name of await fs.readdir(path.join(pkg, 'dist'))) {
+      if (!name.endsWith('.js')) continue;
+      const code = await fs.readFile(path.join(pkg, 'dist', name), 'utf8');
+      expect(code.match(/[^\x00-\x7f]/g) ?? [], name).toEqual([]);
+    }
+    // the escaped regular expressions (KaTeX's, marked's) still match what they did in the sources
+    const printChunk = (await fs.readdir(path.join(pkg, 'dist'))).find((f) => f.startsWith('nbserve-print-'));
+    type Render = (notebook: unknown) => string;
+    const bundled = (await import(path.join(pkg, 'dist', printChunk ?? 'missing'))) as { renderNotebookHtml: Render };
+    const source = (await import('../../web/src/server/print.js')) as { renderNotebookHtml: Render };
+    const notebook = {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [
+        {
+          cell_type: 'markdown',
+          id: 'a',
+          metadata: {},
+          source:
+            '\u2022 dot \u2014 dash\n\n* \u00e9t\u00e9\n\n$\\alpha \\le \\beta$ and $$\\sum_{i}^{\u221e} x_i$$ \u4e2d\u6587',
+        },
+      ],
+    };
+    const html = bundled.renderNotebookHtml(notebook);
+    expect(html).toContain('katex');
+    expect(html).toBe(source.renderNotebookHtml(notebook));
   });
 
   it('serves /api, the dashboard and its assets, built-in kernelspec logos, and stops on SIGTERM', async () => {
