@@ -131,10 +131,10 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
  */
 async function asciiOnly(file) {
   const text = await readFile(file, 'utf8');
-  const hasNonAscii = /[^\x00-\x7f]/;
+  const hasNonAscii = /[\u0080-\uffff]/;
   if (!hasNonAscii.test(text)) return;
   const { tokenizer, tokTypes } = await import('acorn');
-  const nonAscii = /[^\x00-\x7f]/g;
+  const nonAscii = /[\u0080-\uffff]/g;
   const edits = [];
   const onComment = (_block, _text, start, end) => {
     edits.push([start, end, text.slice(start, end).replace(nonAscii, '?')]);
