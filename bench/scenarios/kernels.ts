@@ -288,7 +288,6 @@ export const manyKernelsScenario: Scenario = {
   },
 };
 
-/** A kernel that never answered: whether its process is alive, its ports, the end of its output. */
 /**
  * A direct kernel, started again (at most twice) when it could not bind a port it was given: the
  * ports are free when chosen, but until the kernel binds them any process's outgoing connection
@@ -316,6 +315,7 @@ async function launchDirectReady(argv: string[], ctx: { log(line: string): void 
   }
 }
 
+/** A kernel that never answered: whether its process is alive, its ports, the end of its output. */
 function describeSilent(kernel: DirectKernel): string {
   const output = kernel.process
     .output()

@@ -125,8 +125,8 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
 /**
  * esbuild escapes non-ASCII characters in strings, templates and identifiers but not in regular
  * expressions or the comments it keeps. One such character makes V8 hold the whole module as a
- * two-byte string: a slower decode and a slower parse (about 8-25 ms of CPU at start here for the
- * start-up chunk). In regular expressions they become `\uXXXX` escapes (the same pattern); in
+ * two-byte string: a slower decode and a slower parse (2-26 ms more CPU to the first answer here,
+ * docs/benchmarks.md). In regular expressions they become `\uXXXX` escapes (the same pattern); in
  * comments `?` (one character each, so source-map columns stay right).
  */
 async function asciiOnly(file) {
