@@ -52,7 +52,6 @@ export function kernelPidByConnectionFile(kernelId: string): number {
   throw new Error(`no process runs kernel ${kernelId}`);
 }
 
-/** Execution, streams, errors, stdin, interrupt, restart, an outside kill, shutdown and sessions, with python3. */
 /**
  * Resolves once the kernel answered kernel_info; a kernel that goes dead or whose connection is
  * given up first (its start failed: @jupyterlab/services would wait forever) fails at once, with
@@ -85,6 +84,7 @@ async function readyOrDead(kernel: Kernel.IKernelConnection, server: Pick<TestSe
   });
 }
 
+/** Execution, streams, errors, stdin, interrupt, restart, an outside kill, shutdown and sessions, with python3. */
 export function describeJupyterlabKernelCases(title: string, target: () => KernelCaseTarget): void {
   for (const protocolName of ['v1', 'json'] as const) {
     describe(`${title}: @jupyterlab/services KernelManager over the ${protocolName} protocol`, () => {
