@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { FlagValueError } from './flag-values.js';
 import { FLAGS, type FlagSpec } from './flags.js';
 
 /**
@@ -32,9 +32,7 @@ export function normalizeBooleanArgs(argv: readonly string[], flags: readonly Fl
     if (match && booleans.has(match[2] as string)) {
       const value = BOOLEAN_VALUES[(match[3] ?? '').toLowerCase()];
       if (value === undefined) {
-        throw new InvalidArgumentError(
-          `--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`,
-        );
+        throw new FlagValueError(`--${match[1] ?? ''}${match[2]} takes true or false, not ${JSON.stringify(match[3])}`);
       }
       const on = match[1] ? !value : value;
       out.push(on ? `--${match[2]}` : `--no-${match[2]}`);
@@ -66,7 +64,7 @@ export function expandAliases(argv: readonly string[], flags: readonly FlagSpec[
     if (!match || !alias) {
       out.push(arg);
     } else if (alias.value !== undefined) {
-      if (match[2] !== undefined) throw new InvalidArgumentError(`--${match[1]} takes no value`);
+      if (match[2] !== undefined) throw new FlagValueError(`--${match[1]} takes no value`);
       out.push(`--${alias.flag.name}=${alias.value}`);
     } else {
       out.push(`--${alias.flag.name}${match[2] ?? ''}`);

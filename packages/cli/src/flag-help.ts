@@ -1,6 +1,6 @@
 import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
 import { type Command, Option } from 'commander';
-import { parseFlagValue } from './flag-values.js';
+import { collectFlagValue, parseFlagValue } from './flag-values.js';
 import type { FlagSpec } from './flags.js';
 
 /** `bytes` as the size flags take it: `512M`, `16K`, or plain bytes when no unit divides it. */
@@ -56,16 +56,6 @@ export function addFlag(command: Command, flag: FlagSpec, defaults: Defaults = D
     return;
   }
   const option = new Option(`--${flag.name} <${flag.valueName ?? 'value'}>`, help);
-  option.argParser((raw: string, previous: unknown) => {
-    const value = parseFlagValue(flag, raw);
-    // A list flag may be repeated: --allow-origin a --allow-origin b.
-    if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
-    // Pairs collect into one object: --gateway-header A=1 --gateway-header B=2.
-    if (flag.type === 'pairs') {
-      const [name, text] = value as [string, unknown];
-      return { ...(previous as Record<string, unknown> | undefined), [name]: text };
-    }
-    return value;
-  });
+  option.argParser((raw: string, previous: unknown) => collectFlagValue(flag, previous, parseFlagValue(flag, raw)));
   command.addOption(option);
 }

@@ -1,9 +1,17 @@
-import { InvalidArgumentError } from 'commander';
 import * as v from 'valibot';
 import type { FlagSpec } from './flags.js';
 
+/**
+ * A flag value that cannot be read. Its `code` and `exitCode` are those of commander's
+ * InvalidArgumentError, so commander reports it the same way, and the start needs no commander.
+ */
+export class FlagValueError extends Error {
+  readonly code = 'commander.invalidArgument';
+  readonly exitCode = 1;
+}
+
 function fail(flag: FlagSpec, message: string): never {
-  throw new InvalidArgumentError(`--${flag.name}: ${message}`);
+  throw new FlagValueError(`--${flag.name}: ${message}`);
 }
 
 const SizeSchema = v.pipe(
@@ -48,4 +56,17 @@ export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
     default:
       return raw;
   }
+}
+
+/**
+ * The value of a flag given again: a list flag adds to the list (`--allow-origin a --allow-origin
+ * b`), pairs collect into one object (`--gateway-header A=1 --gateway-header B=2`), others replace.
+ */
+export function collectFlagValue(flag: FlagSpec, previous: unknown, value: unknown): unknown {
+  if (flag.type === 'list' && Array.isArray(previous)) return [...previous, ...(value as string[])];
+  if (flag.type === 'pairs') {
+    const [name, text] = value as [string, unknown];
+    return { ...(previous as Record<string, unknown> | undefined), [name]: text };
+  }
+  return value;
 }

@@ -18,8 +18,14 @@ function collectOptions(command: Command): Record<string, unknown> {
   return options;
 }
 
-/** The `nbserve` command: `nbserve [root]` serves, `nbserve password` sets the login password. */
-export function buildProgram(setExitCode: (code: number) => void): Command {
+/**
+ * The `nbserve` command: `nbserve [root]` serves (through `serve`; tests pass another), `nbserve
+ * password` sets the login password. run.ts reads the usual serve line without it (serve-args.ts).
+ */
+export function buildProgram(
+  setExitCode: (code: number) => void,
+  serve: (root: string | undefined, options: Record<string, unknown>) => Promise<number> = runServe,
+): Command {
   const program = new Command('nbserve')
     .description('A fast, embeddable, Jupyter-compatible notebook server.')
     .version(cliVersion(), '-V, --version', 'print the version and exit')
@@ -42,7 +48,7 @@ Examples:
   nbserve password`,
   );
   program.action(async (root: string | undefined, _opts: unknown, command: Command) => {
-    setExitCode(await runServe(root, collectOptions(command)));
+    setExitCode(await serve(root, collectOptions(command)));
   });
 
   program

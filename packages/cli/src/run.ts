@@ -1,14 +1,9 @@
-import { CommanderError } from 'commander';
+import { runServe } from './commands/serve.js';
 import { expandAliases, normalizeBooleanArgs } from './flag-args.js';
-import { buildProgram } from './program.js';
+import { parseServeArgs } from './serve-args.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
-  let exitCode = 0;
-  const program = buildProgram((code) => {
-    exitCode = code;
-  });
-  program.exitOverride();
   let args: string[];
   try {
     args = normalizeBooleanArgs(expandAliases(argv));
@@ -16,6 +11,22 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
+  const serve = parseServeArgs(args);
+  if (serve) {
+    try {
+      return await runServe(serve.root, serve.options);
+    } catch (error) {
+      return failed(error);
+    }
+  }
+  // help, the version, subcommands and mistakes: commander reads those and prints its messages
+  const { CommanderError } = await import('commander');
+  const { buildProgram } = await import('./program.js');
+  let exitCode = 0;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  program.exitOverride();
   try {
     await program.parseAsync(args, { from: 'user' });
   } catch (error) {
@@ -23,8 +34,12 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       // Commander has already printed help, the version, or the error message.
       return error.exitCode;
     }
-    process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return failed(error);
   }
   return exitCode;
+}
+
+function failed(error: unknown): number {
+  process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
 }

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { registerHubRoutes } from './auth/hub/browser.js';
@@ -76,7 +77,9 @@ export type CreateAppOptions = OptionsInput & {
 export function createApp(input: CreateAppOptions): NbserveApp {
   const { services: given, onShutdown, ...optionsInput } = input;
   const services = given ?? createServices(resolveOptions(optionsInput));
-  const api = new Hono<NbserveEnv>();
+  // Hono's default router first tries to compile every route into one RegExp; some of ours
+  // (wildcard paths inside routes) it cannot, so it builds the trie anyway: use the trie at once.
+  const api = new Hono<NbserveEnv>({ router: new TrieRouter() });
   const shutdownListeners: Array<() => void | Promise<void>> = onShutdown ? [onShutdown] : [];
 
   // Middleware order matters: context first (everything reads it), then the log, the headers and
@@ -151,7 +154,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.onError((error, c) => errorResponse(c, error));
 
   const mount = mountPath(services.options.baseUrl);
-  const app = (mount === '' ? api : new Hono<NbserveEnv>().route(mount, api)) as NbserveApp;
+  const app = (mount === '' ? api : new Hono<NbserveEnv>({ router: new TrieRouter() }).route(mount, api)) as NbserveApp;
   return Object.assign(app, {
     services,
     close: () => services.close(),
