@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Dealer } from 'zeromq';
 import type { Signer } from '../protocol/signing.js';
 import type { RawMessage } from '../protocol/types.js';
 import { decodeWire, encodeWire } from '../protocol/wire.js';
 import { endpoint } from './connection-file.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo } from './types.js';
-import { KERNEL_SOCKET_OPTIONS, zmq } from './zmq.js';
+import { KERNEL_SOCKET_OPTIONS } from './zmq.js';
+import { ZmtpSocket } from './zmtp-socket.js';
 
 export type ClientChannel = 'shell' | 'control' | 'stdin';
 
@@ -22,9 +22,9 @@ export interface ClientHost {
 }
 
 interface Channels {
-  shell: Dealer;
-  control: Dealer;
-  stdin: Dealer;
+  shell: ZmtpSocket;
+  control: ZmtpSocket;
+  stdin: ZmtpSocket;
   writers: Record<ClientChannel, SocketWriter>;
 }
 
@@ -73,7 +73,7 @@ export class KernelClient {
     if (this.#closed) return;
     this.detach();
     const make = (port: number) => {
-      const socket = new (zmq().Dealer)({ ...KERNEL_SOCKET_OPTIONS, routingId: this.identity });
+      const socket = new ZmtpSocket('DEALER', { ...KERNEL_SOCKET_OPTIONS, routingId: this.identity });
       socket.connect(endpoint(info, port));
       return socket;
     };
@@ -116,7 +116,7 @@ export class KernelClient {
     this.#host.removeClient(this);
   }
 
-  async #receive(socket: Dealer, channel: ClientChannel): Promise<void> {
+  async #receive(socket: ZmtpSocket, channel: ClientChannel): Promise<void> {
     try {
       for await (const frames of socket) {
         const signer = this.#host.signer;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Dealer, Subscriber } from 'zeromq';
 import { internalError, timeoutError } from '../errors.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
@@ -14,6 +13,7 @@ import type { KernelProcess } from './provisioner.js';
 import { SocketWriter } from './socket-writer.js';
 import type { ConnectionInfo, KernelModel } from './types.js';
 import { KERNEL_SOCKET_OPTIONS, zmq } from './zmq.js';
+import { ZmtpSocket } from './zmtp-socket.js';
 
 /** Lifecycle notices the channels WebSocket turns into iopub `status` messages. */
 export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
@@ -50,9 +50,9 @@ export class Kernel implements ClientHost {
   /** Clients' sockets connect only once the kernel is ready; until then what they send waits. */
   #clientsOpen = false;
   #signer: Signer | undefined;
-  #iopub: Subscriber | undefined;
+  #iopub: ZmtpSocket | undefined;
   /** The server's own shell/control sockets, opened on demand (an idle kernel needs neither). */
-  readonly #own: Partial<Record<'shell' | 'control', { socket: Dealer; writer: SocketWriter }>> = {};
+  readonly #own: Partial<Record<'shell' | 'control', { socket: ZmtpSocket; writer: SocketWriter }>> = {};
   #sawIopub = false;
   /** msg_id of the request the latest iopub `idle` status answered, and who waits for the next one. */
   #lastIdleParent = '';
@@ -177,7 +177,7 @@ export class Kernel implements ClientHost {
     this.#connection = info;
     this.#signer = new Signer(info.key, info.signature_scheme);
     this.#sawIopub = false;
-    const iopub = new (zmq().Subscriber)({ ...KERNEL_SOCKET_OPTIONS, receiveHighWaterMark: 0 });
+    const iopub = new ZmtpSocket('SUB', { ...KERNEL_SOCKET_OPTIONS, receiveHighWaterMark: 0 });
     iopub.subscribe();
     iopub.connect(endpoint(info, info.iopub_port));
     this.#iopub = iopub;
@@ -203,7 +203,7 @@ export class Kernel implements ClientHost {
     if (existing) return existing.writer;
     const info = this.#connection;
     if (!info) return undefined;
-    const socket = new (zmq().Dealer)(KERNEL_SOCKET_OPTIONS);
+    const socket = new ZmtpSocket('DEALER', KERNEL_SOCKET_OPTIONS);
     socket.connect(endpoint(info, channel === 'shell' ? info.shell_port : info.control_port));
     const writer = new SocketWriter(socket);
     this.#own[channel] = { socket, writer };
@@ -371,7 +371,7 @@ export class Kernel implements ClientHost {
     return true;
   }
 
-  async #receiveReplies(socket: Dealer): Promise<void> {
+  async #receiveReplies(socket: ZmtpSocket): Promise<void> {
     try {
       for await (const frames of socket) {
         const raw = this.#verified(frames);
@@ -397,7 +397,7 @@ export class Kernel implements ClientHost {
     return undefined;
   }
 
-  async #receiveIopub(socket: Subscriber): Promise<void> {
+  async #receiveIopub(socket: ZmtpSocket): Promise<void> {
     try {
       for await (const frames of socket) {
         const raw = this.#verified(frames);

@@ -1,0 +1,259 @@
+import net from 'node:net';
+import {
+  commandName,
+  type Decoded,
+  encodeMessage,
+  FrameDecoder,
+  GREETING_LENGTH,
+  greeting,
+  greetingProblem,
+  readyCommand,
+} from './zmtp-frames.js';
+
+/**
+ * A ZeroMQ DEALER or SUB socket that connects to one peer (a kernel's ROUTER or PUB), written in
+ * JavaScript on `net.Socket`. The server's kernel sockets were zeromq.js's, where every message
+ * crosses libzmq's I/O thread: on these 2-core VMs each such hand-off is a costly wake-up, paid
+ * by every message of every round trip (docs/benchmarks.md). Here the bytes go from the event
+ * loop to the kernel's socket and back with no other thread.
+ *
+ * What it keeps of libzmq's behaviour: `connect()` returns at once and the socket connects (and
+ * after a lost connection reconnects) in the background, retrying a refused connection after
+ * `reconnectInterval` ms, doubling up to `reconnectMaxInterval`; messages sent meanwhile wait and
+ * go out, in order, once the peer has answered the handshake; a SUB subscribes again on each
+ * connection; `close()` drops what is queued (linger 0). The API is the part of zeromq.js's that
+ * the server uses: `send()`, `subscribe()`, `close()` and async iteration over received messages.
+ */
+
+export type ZmtpSocketType = 'DEALER' | 'SUB';
+
+export interface ZmtpSocketOptions {
+  /** Sent as the Identity property: the kernel's ROUTER addresses replies (and stdin) to it. */
+  routingId?: string;
+  reconnectInterval?: number;
+  reconnectMaxInterval?: number;
+  /** Received messages kept for the reader before reading from the peer pauses; 0: no limit. */
+  receiveHighWaterMark?: number;
+}
+
+/** Bytes waiting in the connection's write buffer before `send()` waits for it to drain. */
+const SEND_HIGH_WATER_BYTES = 1024 * 1024;
+/** Messages queued while not connected before `send()` waits (libzmq's default high-water mark). */
+const SEND_HIGH_WATER_MESSAGES = 1000;
+
+type State = 'idle' | 'greeting' | 'handshake' | 'ready';
+
+/** ZMTP 3.0's subscription to every topic: a message of the byte 1 and an empty prefix. */
+const SUBSCRIBE_ALL = Buffer.from([1]);
+
+export class ZmtpSocket implements AsyncIterable<Buffer[]> {
+  readonly #type: ZmtpSocketType;
+  readonly #options: Required<Omit<ZmtpSocketOptions, 'routingId'>> & { routingId: string | undefined };
+  #endpoint: net.NetConnectOpts | undefined;
+  #connection: net.Socket | undefined;
+  #decoder = new FrameDecoder();
+  #state: State = 'idle';
+  #retryMs: number;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #subscribed = false;
+  #closed = false;
+  /** Outgoing messages waiting for the handshake to finish. */
+  #outbox: Buffer[][] = [];
+  /** Senders waiting for room (in the outbox or the connection's buffer). */
+  #roomWaiters: (() => void)[] = [];
+  /** Received messages the reader has not taken yet, and the reader waiting for one. */
+  #inbox: Buffer[][] = [];
+  #reader: ((result: IteratorResult<Buffer[]>) => void) | undefined;
+  #paused = false;
+
+  constructor(type: ZmtpSocketType, options: ZmtpSocketOptions = {}) {
+    this.#type = type;
+    this.#options = {
+      routingId: options.routingId,
+      reconnectInterval: options.reconnectInterval ?? 100,
+      reconnectMaxInterval: options.reconnectMaxInterval ?? 0,
+      receiveHighWaterMark: options.receiveHighWaterMark ?? 1000,
+    };
+    this.#retryMs = this.#options.reconnectInterval;
+  }
+
+  /** `tcp://host:port` or `ipc://path`; connects in the background. */
+  connect(endpoint: string): void {
+    if (this.#closed || this.#endpoint) throw new Error('this socket is closed or already connected');
+    this.#endpoint = parseEndpoint(endpoint);
+    this.#open();
+  }
+
+  /** A SUB socket's subscription to every message (the only one the server needs). */
+  subscribe(): void {
+    if (this.#type !== 'SUB') throw new Error('only a SUB socket subscribes');
+    this.#subscribed = true;
+    if (this.#state === 'ready') this.#write(encodeMessage([SUBSCRIBE_ALL]));
+  }
+
+  /** Sends one multipart message; resolves when it is written or queued (waiting only for room). */
+  async send(frames: Uint8Array[]): Promise<void> {
+    if (this.#closed) throw new Error('socket closed');
+    if (this.#type !== 'DEALER') throw new Error('a SUB socket sends nothing');
+    while (!this.#hasRoom()) {
+      await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+      if (this.#closed) throw new Error('socket closed');
+    }
+    const buffers = encodeMessage(frames);
+    if (this.#state === 'ready') this.#write(buffers);
+    else this.#outbox.push(buffers);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    this.#connection?.destroy();
+    this.#connection = undefined;
+    this.#outbox = [];
+    this.#inbox = [];
+    for (const wake of this.#roomWaiters.splice(0)) wake();
+    this.#reader?.({ done: true, value: undefined });
+    this.#reader = undefined;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Buffer[]> {
+    return {
+      next: () => {
+        const message = this.#inbox.shift();
+        if (message) {
+          if (this.#paused && this.#inbox.length < this.#options.receiveHighWaterMark / 2) this.#resume();
+          return Promise.resolve({ done: false, value: message });
+        }
+        if (this.#closed) return Promise.resolve({ done: true, value: undefined });
+        if (this.#paused) this.#resume();
+        return new Promise((resolve) => {
+          this.#reader = resolve;
+        });
+      },
+      return: () => {
+        this.close();
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+  }
+
+  #hasRoom(): boolean {
+    if (this.#state !== 'ready') return this.#outbox.length < SEND_HIGH_WATER_MESSAGES;
+    return (this.#connection?.writableLength ?? 0) < SEND_HIGH_WATER_BYTES;
+  }
+
+  #wakeSenders(): void {
+    while (this.#roomWaiters.length > 0 && this.#hasRoom()) this.#roomWaiters.shift()?.();
+  }
+
+  #open(): void {
+    const endpoint = this.#endpoint;
+    if (this.#closed || !endpoint) return;
+    const connection = net.connect(endpoint);
+    this.#connection = connection;
+    this.#decoder = new FrameDecoder();
+    this.#state = 'greeting';
+    connection.setNoDelay(true);
+    connection.on('connect', () => connection.write(greeting()));
+    connection.on('data', (chunk: Buffer) => {
+      if (connection !== this.#connection) return;
+      try {
+        this.#read(chunk);
+      } catch {
+        connection.destroy(); // a peer that breaks the protocol: start over, as libzmq does
+      }
+    });
+    connection.on('drain', () => this.#wakeSenders());
+    connection.on('error', () => {}); // 'close' follows
+    connection.on('close', () => {
+      if (connection !== this.#connection) return;
+      this.#connection = undefined;
+      this.#state = 'idle';
+      this.#paused = false;
+      this.#scheduleReconnect();
+    });
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed) return;
+    const delay = this.#retryMs;
+    const max = this.#options.reconnectMaxInterval;
+    if (max > delay) this.#retryMs = Math.min(max, delay * 2);
+    this.#retryTimer = setTimeout(() => this.#open(), delay);
+    this.#retryTimer.unref?.();
+  }
+
+  #read(chunk: Buffer): void {
+    this.#decoder.push(chunk);
+    if (this.#state === 'greeting') {
+      const peer = this.#decoder.take(GREETING_LENGTH);
+      if (!peer) return;
+      const problem = greetingProblem(peer);
+      if (problem) throw new Error(problem);
+      this.#state = 'handshake';
+      const properties: Record<string, string> = { 'Socket-Type': this.#type };
+      if (this.#type === 'DEALER') properties.Identity = this.#options.routingId ?? '';
+      this.#connection?.write(readyCommand(properties));
+    }
+    for (let decoded = this.#decoder.next(); decoded; decoded = this.#decoder.next()) this.#handle(decoded);
+  }
+
+  #handle(decoded: Decoded): void {
+    if (decoded.kind === 'command') {
+      const name = commandName(decoded.body);
+      if (name === 'ERROR') throw new Error('the peer refused the handshake');
+      if (name === 'READY' && this.#state === 'handshake') this.#ready();
+      return; // other commands (ZMTP 3.1's PING, say) are not sent to a 3.0 peer
+    }
+    if (this.#state !== 'ready') throw new Error('a message before the handshake');
+    if (this.#reader) {
+      const reader = this.#reader;
+      this.#reader = undefined;
+      reader({ done: false, value: decoded.frames });
+      return;
+    }
+    this.#inbox.push(decoded.frames);
+    const limit = this.#options.receiveHighWaterMark;
+    if (limit > 0 && this.#inbox.length >= limit && !this.#paused) {
+      this.#paused = true;
+      this.#connection?.pause();
+    }
+  }
+
+  #ready(): void {
+    this.#state = 'ready';
+    this.#retryMs = this.#options.reconnectInterval;
+    if (this.#subscribed) this.#write(encodeMessage([SUBSCRIBE_ALL]));
+    const outbox = this.#outbox;
+    this.#outbox = [];
+    for (const buffers of outbox) this.#write(buffers);
+    this.#wakeSenders();
+  }
+
+  #write(buffers: Buffer[]): void {
+    const connection = this.#connection;
+    if (!connection) return;
+    if (buffers.length === 1) {
+      connection.write(buffers[0] as Buffer);
+      return;
+    }
+    connection.cork();
+    for (const buffer of buffers) connection.write(buffer);
+    connection.uncork();
+  }
+
+  #resume(): void {
+    this.#paused = false;
+    this.#connection?.resume();
+  }
+}
+
+/** `tcp://host:port` or `ipc://path` as options for `net.connect`. */
+function parseEndpoint(endpoint: string): net.NetConnectOpts {
+  if (endpoint.startsWith('ipc://')) return { path: endpoint.slice('ipc://'.length) };
+  const match = /^tcp:\/\/(.+):(\d+)$/.exec(endpoint);
+  if (!match) throw new Error(`not a ZeroMQ endpoint: ${endpoint}`);
+  const host = (match[1] as string).replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '*' ? '127.0.0.1' : host, port: Number(match[2]) };
+}
