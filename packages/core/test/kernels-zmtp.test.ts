@@ -127,6 +127,37 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
     }
   });
 
+  it('a send waiting for a peer that stopped reading goes to the queue once that connection is lost', async () => {
+    // a peer that answers the handshake and then reads nothing more
+    const peers: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      peers.push(socket);
+      socket.write(greeting());
+      socket.write(Buffer.from([4, 6, 5, ...Buffer.from('READY')]));
+      socket.pause();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const dealer = new ZmtpSocket('DEALER', RETRY);
+    dealer.connect(`tcp://127.0.0.1:${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // handshake done: sends go to the connection
+    try {
+      let waiting: Promise<void> | undefined;
+      for (let i = 0; i < 400 && !waiting; i++) {
+        const send = dealer.send([Buffer.alloc(100_000)]);
+        const settled = await Promise.race([send.then(() => true), new Promise((r) => setTimeout(r, 50, false))]);
+        if (!settled) waiting = send;
+      }
+      expect(waiting).toBeDefined(); // the connection's buffer filled up
+      for (const peer of peers) peer.destroy();
+      server.close();
+      await waiting;
+    } finally {
+      dealer.close();
+      server.close();
+    }
+  });
+
   it('ends its reader on close, refuses sends after it, and a SUB sends nothing', async () => {
     const dealer = new ZmtpSocket('DEALER', RETRY);
     dealer.connect(`tcp://127.0.0.1:${await freePort()}`);

@@ -171,6 +171,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
       this.#connection = undefined;
       this.#state = 'idle';
       this.#paused = false;
+      this.#wakeSenders(); // those waiting for the lost connection to drain may queue now
       this.#scheduleReconnect();
     });
   }
