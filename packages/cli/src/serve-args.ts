@@ -8,7 +8,7 @@ export interface ServeArgs {
 }
 
 /** Names that commander reads as subcommands, not as the root directory. */
-const SUBCOMMANDS = new Set(['password', 'kernelspec', 'help']);
+export const SUBCOMMANDS = new Set(['password', 'kernelspec', 'help']);
 
 /**
  * Reads the usual command line, `nbserve [root]` with known flags in either form, exactly as the

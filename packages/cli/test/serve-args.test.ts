@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expandAliases, normalizeBooleanArgs } from '../src/flag-args.js';
 import { buildProgram } from '../src/program.js';
-import { parseServeArgs, type ServeArgs } from '../src/serve-args.js';
+import { parseServeArgs, type ServeArgs, SUBCOMMANDS } from '../src/serve-args.js';
 
 /** What commander's program (program.ts) hands to serve for `argv`, or its exit code when it serves nothing. */
 async function throughCommander(args: string[]): Promise<ServeArgs | { exitCode: number }> {
@@ -72,6 +72,11 @@ describe('the serve line read without commander', () => {
     const args = prepare(['--', '-dir']);
     expect(parseServeArgs(args)).toBeUndefined();
     expect(await throughCommander(args)).toEqual({ root: '-dir', options: {} });
+  });
+
+  it("knows every subcommand of commander's program (and commander's own `help`)", () => {
+    const names = buildProgram(() => {}).commands.map((command) => command.name());
+    expect([...names, 'help'].sort()).toEqual([...SUBCOMMANDS].sort());
   });
 
   // commander runs these subcommands (not here: they prompt or write to the home directory)

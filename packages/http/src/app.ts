@@ -73,13 +73,17 @@ export type CreateAppOptions = OptionsInput & {
   onShutdown?: () => void | Promise<void>;
 };
 
+/**
+ * Hono's default router first tries to compile every route into one RegExp; some of ours
+ * (wildcard paths inside routes) it cannot, so it built the trie anyway: use the trie at once.
+ */
+const newHono = () => new Hono<NbserveEnv>({ router: new TrieRouter() });
+
 /** Builds the nbserve Hono app. Serve it alone, or mount it inside another Hono app. */
 export function createApp(input: CreateAppOptions): NbserveApp {
   const { services: given, onShutdown, ...optionsInput } = input;
   const services = given ?? createServices(resolveOptions(optionsInput));
-  // Hono's default router first tries to compile every route into one RegExp; some of ours
-  // (wildcard paths inside routes) it cannot, so it builds the trie anyway: use the trie at once.
-  const api = new Hono<NbserveEnv>({ router: new TrieRouter() });
+  const api = newHono();
   const shutdownListeners: Array<() => void | Promise<void>> = onShutdown ? [onShutdown] : [];
 
   // Middleware order matters: context first (everything reads it), then the log, the headers and
@@ -154,7 +158,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.onError((error, c) => errorResponse(c, error));
 
   const mount = mountPath(services.options.baseUrl);
-  const app = (mount === '' ? api : new Hono<NbserveEnv>({ router: new TrieRouter() }).route(mount, api)) as NbserveApp;
+  const app = (mount === '' ? api : newHono().route(mount, api)) as NbserveApp;
   return Object.assign(app, {
     services,
     close: () => services.close(),

@@ -35,9 +35,9 @@ function noZeroCopyReceive(context: Zmq.Context): void {
 
 /**
  * Options for every socket that connects to a kernel (zmtp-socket.ts's, and zeromq.js's REQ for
- * the heartbeat). The server connects right after spawning the
- * kernel, before it has bound its ports; libzmq would retry a refused connection only after
- * 100 ms plus up to 100 ms of jitter, which every kernel start would pay. Retries start at 10 ms
- * and back off to 1 s (a dead kernel is not polled hard).
+ * the heartbeat). The server connects right after spawning the kernel, before it has bound its
+ * ports; libzmq would retry a refused connection only after 100 ms plus up to 100 ms of jitter,
+ * which every kernel start would pay. Retries start at 10 ms and back off to 1 s (a dead kernel is
+ * not polled hard).
  */
 export const KERNEL_SOCKET_OPTIONS = { linger: 0, reconnectInterval: 10, reconnectMaxInterval: 1000 } as const;

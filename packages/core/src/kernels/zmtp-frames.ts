@@ -31,12 +31,23 @@ export function greetingProblem(bytes: Buffer): string | undefined {
   return mechanism === 'NULL' ? undefined : `security mechanism ${mechanism} (only NULL is supported)`;
 }
 
-/** A frame's flags and size: one byte and a one- or eight-byte size. */
+const headerLength = (size: number) => (size <= 255 ? 2 : 9);
+
+/** Writes a frame's flags and size (one byte, or eight for a LONG frame) at `offset`; returns the offset after it. */
+function writeHeader(out: Buffer, offset: number, size: number, flags: number): number {
+  if (size <= 255) {
+    out[offset] = flags;
+    out[offset + 1] = size;
+    return offset + 2;
+  }
+  out[offset] = flags | LONG;
+  out.writeBigUInt64BE(BigInt(size), offset + 1);
+  return offset + 9;
+}
+
 function frameHeader(size: number, flags: number): Buffer {
-  if (size <= 255) return Buffer.from([flags, size]);
-  const header = Buffer.allocUnsafe(9);
-  header[0] = flags | LONG;
-  header.writeBigUInt64BE(BigInt(size), 1);
+  const header = Buffer.allocUnsafe(headerLength(size));
+  writeHeader(header, 0, size, flags);
   return header;
 }
 
@@ -65,20 +76,12 @@ const COALESCE_BYTES = 16 * 1024;
 /** The buffers to write for one multipart message. */
 export function encodeMessage(frames: readonly Uint8Array[]): Buffer[] {
   let total = 0;
-  for (const frame of frames) total += frame.length + (frame.length <= 255 ? 2 : 9);
+  for (const frame of frames) total += headerLength(frame.length) + frame.length;
   if (total <= COALESCE_BYTES) {
     const out = Buffer.allocUnsafe(total);
     let offset = 0;
     frames.forEach((frame, i) => {
-      const flags = i < frames.length - 1 ? MORE : 0;
-      if (frame.length <= 255) {
-        out[offset++] = flags;
-        out[offset++] = frame.length;
-      } else {
-        out[offset++] = flags | LONG;
-        out.writeBigUInt64BE(BigInt(frame.length), offset);
-        offset += 8;
-      }
+      offset = writeHeader(out, offset, frame.length, i < frames.length - 1 ? MORE : 0);
       out.set(frame, offset);
       offset += frame.length;
     });
@@ -110,8 +113,6 @@ export class FrameDecoder {
   #available = 0;
   /** The current message's frames whose headers were read: sizes, body offsets from the message start. */
   #scanned: { size: number; bodyAt: number }[] = [];
-  /** Bytes of the current message read so far (headers and bodies of #scanned). */
-  #scannedBytes = 0;
   #complete = false;
   #isCommand = false;
 
@@ -132,26 +133,26 @@ export class FrameDecoder {
   /** The next whole message or command, or undefined until more bytes arrive. Throws on a corrupt stream. */
   next(): Decoded | undefined {
     while (!this.#complete) {
-      const at = this.#scannedBytes;
+      const last = this.#scanned.at(-1);
+      const at = last ? last.bodyAt + last.size : 0; // bytes of the message scanned so far
       if (this.#available < at + 2) return undefined;
       const flags = this.#peek(at);
       let size: number;
-      let headerLength: number;
+      let headerBytes: number;
       if (flags & LONG) {
         if (this.#available < at + 9) return undefined;
         size = 0;
         for (let i = 1; i <= 8; i++) size = size * 256 + this.#peek(at + i);
         if (size > MAX_FRAME_BYTES) throw new Error(`a ${size}-byte frame`);
-        headerLength = 9;
+        headerBytes = 9;
       } else {
         size = this.#peek(at + 1);
-        headerLength = 2;
+        headerBytes = 2;
       }
-      if (this.#available < at + headerLength + size) return undefined;
+      if (this.#available < at + headerBytes + size) return undefined;
       const isCommand = (flags & COMMAND) !== 0;
       if (isCommand && this.#scanned.length > 0) throw new Error('a command inside a message');
-      this.#scanned.push({ size, bodyAt: at + headerLength });
-      this.#scannedBytes = at + headerLength + size;
+      this.#scanned.push({ size, bodyAt: at + headerBytes });
       this.#isCommand = isCommand;
       if (isCommand || (flags & MORE) === 0) this.#complete = true;
     }
@@ -171,7 +172,6 @@ export class FrameDecoder {
     }
     const isCommand = this.#isCommand;
     this.#scanned = [];
-    this.#scannedBytes = 0;
     this.#complete = false;
     return isCommand ? { kind: 'command', body: frames[0] as Buffer } : { kind: 'message', frames };
   }

@@ -235,10 +235,6 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
   #write(buffers: Buffer[]): void {
     const connection = this.#connection;
     if (!connection) return;
-    if (buffers.length === 1) {
-      connection.write(buffers[0] as Buffer);
-      return;
-    }
     connection.cork();
     for (const buffer of buffers) connection.write(buffer);
     connection.uncork();
