@@ -27,7 +27,7 @@ async function listing(contents: ContentsManager, path: string): Promise<string>
 
 /** The listing a store that never saw the directory gives. */
 function fresh(path: string): Promise<string> {
-  return listing(new ContentsManager({ store: new FileSystemStore(root, { statThread: null }) }), path);
+  return listing(new ContentsManager({ store: new FileSystemStore(root) }), path);
 }
 
 function entry(text: string, name: string) {
@@ -53,7 +53,7 @@ beforeAll(async () => {
     ...Array.from({ length: KeptListings.MAX_SUBDIRECTORIES + 1 }, (_, i) => `d${i}`),
   ]);
   // a directory's version is only given once it has not changed for two seconds
-  const store = new FileSystemStore(root, { statThread: null });
+  const store = new FileSystemStore(root);
   const deadline = Date.now() + 10_000;
   for (const dir of ['big', 'linked', 'many-subdirectories']) {
     while ((await store.directoryVersion(dir)) === null && Date.now() < deadline) {

@@ -45,7 +45,7 @@ describe.each(TRANSPORTS)('a big directory listing over %s', (kind) => {
 describe('a big directory listed again', () => {
   it('shows a file another program changed in place, as a fresh listing would', async () => {
     // kept listings are only for directories not changed in the last two seconds
-    const store = new FileSystemStore(fx.root, { statThread: null });
+    const store = new FileSystemStore(fx.root);
     const deadline = Date.now() + 10_000;
     while ((await store.directoryVersion('big')) === null && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

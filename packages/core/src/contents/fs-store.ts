@@ -16,7 +16,6 @@ import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp
 import { FsChildrenWatch } from './children-watch.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import { type StatFields, StatThread } from './stat-thread.js';
 import type {
   ByteRange,
   ChildrenWatch,
@@ -26,14 +25,6 @@ import type {
   StoreNames,
   StoreStat,
 } from './store.js';
-
-export interface FileSystemStoreOptions {
-  /**
-   * The thread that stats half of a long listing meanwhile (started on first use); `null`: the
-   * event loop's thread stats everything. Default: one of the store's own.
-   */
-  statThread?: StatThread | null;
-}
 
 /**
  * A ContentsStore over a directory of the local file system.
@@ -54,12 +45,9 @@ export class FileSystemStore implements ContentsStore {
   readonly #uid = process.getuid?.() ?? -1;
   readonly #gids = new Set(process.getgroups?.() ?? []);
 
-  constructor(root: string, options: FileSystemStoreOptions = {}) {
+  constructor(root: string) {
     this.root = nodePath.resolve(root);
-    this.#meta = new MetadataAccess(
-      this.root,
-      options.statThread === undefined ? new StatThread() : options.statThread,
-    );
+    this.#meta = new MetadataAccess(this.root);
   }
 
   async stat(path: string): Promise<StoreStat | null> {
@@ -346,7 +334,7 @@ export class FileSystemStore implements ContentsStore {
   }
 
   /** `into`: filled in place of a new object (a listing's one lent StoreStat). */
-  #toStat(stats: StatFields, into?: StoreStat): StoreStat | null {
+  #toStat(stats: Stats, into?: StoreStat): StoreStat | null {
     const kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : null;
     if (kind === null) return null;
     const stat = into ?? { kind, size: 0, mtimeMs: 0, createdMs: 0, writable: false };
@@ -359,7 +347,7 @@ export class FileSystemStore implements ContentsStore {
   }
 
   /** Owner/group/other write bit for this process: the answer of access(W_OK) without a syscall per entry. */
-  #writable(stats: StatFields): boolean {
+  #writable(stats: Stats): boolean {
     if (this.#uid === 0) return true;
     if (stats.uid === this.#uid) return (stats.mode & 0o200) !== 0;
     if (this.#gids.has(stats.gid)) return (stats.mode & 0o020) !== 0;

@@ -1,7 +1,7 @@
 export { decodeBase64Strict, encodeBase64Lines } from './base64.js';
 export { CHECKPOINT_ID, type CheckpointStore } from './checkpoints.js';
 export { FileCheckpointStore } from './file-checkpoints.js';
-export { FileSystemStore, type FileSystemStoreOptions } from './fs-store.js';
+export { FileSystemStore } from './fs-store.js';
 export { DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
 export { ContentsManager, type ContentsManagerOptions } from './manager.js';
 export { MemoryCheckpointStore } from './memory-checkpoints.js';
@@ -28,7 +28,6 @@ export {
   MemorySignatureStore,
   type SignatureStore,
 } from './signature-stores.js';
-export { PackedStats, type StatFields, StatThread } from './stat-thread.js';
 export type {
   ByteRange,
   ChildrenWatch,

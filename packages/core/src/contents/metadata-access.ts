@@ -10,7 +10,6 @@ import {
   statSync,
 } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import type { StatFields, StatThread } from './stat-thread.js';
 
 /** statfs(2) magic numbers of file systems whose metadata calls may go over a network. */
 const REMOTE_FILE_SYSTEMS = new Set([
@@ -35,10 +34,6 @@ const SLOW_CALL_MS = 1000;
 const SLOW_BATCH_MS = 2000;
 const ASYNC_PERIOD_MS = 30_000;
 const STAT_BATCH = 256;
-/** Runs of paths at least this long are shared with the StatThread (below, its round trip costs more than it saves). */
-const SHARE_FROM = 512;
-/** Paths stat'ed per window (a listing not yet streamed in parts, e.g. of a folder with links, comes whole). */
-const SHARE_WINDOW = 4096;
 /** Directory entries read per opendir call. */
 const DIR_BUFFER = 1024;
 /**
@@ -96,11 +91,9 @@ export class MetadataAccess {
   readonly #root: string;
   #remote: Promise<boolean> | undefined;
   #asyncUntil = 0;
-  readonly #thread: StatThread | null;
 
-  constructor(root: string, thread: StatThread | null = null) {
+  constructor(root: string) {
     this.#root = root;
-    this.#thread = thread;
   }
 
   stat(path: string): Promise<Stats> {
@@ -149,7 +142,7 @@ export class MetadataAccess {
    * call only, and 100,000 Stats objects never live together (they would all survive into the old
    * generation and cost a full GC).
    */
-  async statMany<T>(paths: readonly string[], map: (stats: StatFields) => T | null): Promise<(T | null)[]> {
+  async statMany<T>(paths: readonly string[], map: (stats: Stats) => T | null): Promise<(T | null)[]> {
     const out: (T | null)[] = new Array(paths.length).fill(null);
     await this.statEach('', paths, 0, paths.length, (i, stats) => {
       out[i] = map(stats);
@@ -189,52 +182,15 @@ export class MetadataAccess {
    * `visit(i, stats)` for each of `names[start..end)` under `prefix` that can be stat'ed, in
    * order, with nothing kept beyond a batch (no array of results, no paths, `stats` lent for the
    * call): a listing turns each into bytes at once. On a local disk, synchronous batches of 256
-   * with a yield to the event loop between them (about 3x faster than 10,000 promises), and the
-   * later half of a long run stat'ed meanwhile on the StatThread; on a slow file system, 256 in
-   * parallel through the thread pool.
+   * with a yield to the event loop between them (about 3x faster than 10,000 promises); on a slow
+   * file system, 256 in parallel through the thread pool.
    */
   async statEach(
     prefix: string,
     names: readonly string[],
     start: number,
     end: number,
-    visit: (index: number, stats: StatFields) => void,
-  ): Promise<void> {
-    // a window at a time: neither thread holds more than one window's names and stats
-    for (let from = start; from < end; from += SHARE_WINDOW) {
-      await this.#statShared(prefix, names, from, Math.min(from + SHARE_WINDOW, end), visit);
-    }
-  }
-
-  /** statEach of one window: its later half on the StatThread meanwhile, when that pays. */
-  async #statShared(
-    prefix: string,
-    names: readonly string[],
-    start: number,
-    end: number,
-    visit: (index: number, stats: StatFields) => void,
-  ): Promise<void> {
-    const thread = end - start >= SHARE_FROM && (await this.isLocal()) ? this.#thread : null;
-    const mid = start + ((end - start) >> 1);
-    const away = thread?.stat(prefix, names.slice(mid, end)) ?? null;
-    if (away === null) return this.#statRange(prefix, names, start, end, visit);
-    await this.#statRange(prefix, names, start, mid, visit);
-    const stats = await away;
-    if (stats === null) return this.#statRange(prefix, names, mid, end, visit); // the thread ended
-    if (stats.ms > SLOW_BATCH_MS) this.#markSlow();
-    for (let k = 0; k < stats.length; k++) {
-      const s = stats.at(k);
-      if (s) visit(mid + k, s);
-    }
-  }
-
-  /** statEach on this thread alone. */
-  async #statRange(
-    prefix: string,
-    names: readonly string[],
-    start: number,
-    end: number,
-    visit: (index: number, stats: StatFields) => void,
+    visit: (index: number, stats: Stats) => void,
   ): Promise<void> {
     let i = start;
     const batch = new Array<Stats | undefined>(STAT_BATCH); // reused for every batch
