@@ -33,6 +33,10 @@ import { registerStatusRoutes } from './routes/api/status.js';
 import { registerTerminalRoutes } from './routes/api/terminals.js';
 import { registerFilesRoutes } from './routes/files.js';
 import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
+import { registerLabFileRoutes } from './routes/lab/files.js';
+import { registerLabPageRoutes } from './routes/lab/pages.js';
+import { registerLabSettingsRoutes } from './routes/lab/settings.js';
+import { registerLabWorkspaceRoutes } from './routes/lab/workspaces.js';
 import { registerLegacyRenameTracking } from './routes/legacy/follow-renames.js';
 import { registerLegacyKernelRoutes } from './routes/legacy/kernels.js';
 import { registerLegacyNotebookRoutes } from './routes/legacy/notebooks.js';
@@ -142,6 +146,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerHubRoutes(api); // before the local login pages: in hub mode they belong to the hub
   registerLoginRoutes(api);
   registerLogoutRoutes(api);
+  registerLabFileRoutes(api);
   registerStaticRoutes(api);
   registerRootRoutes(api);
   registerTreeRoutes(api);
@@ -152,6 +157,9 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerViewRoutes(api);
   registerNewNotebookRoutes(api);
   registerOutputFrameRoutes(api);
+  registerLabSettingsRoutes(api);
+  registerLabWorkspaceRoutes(api);
+  registerLabPageRoutes(api);
 
   // Must stay last: trailing-slash redirects and 404s for everything no route matched.
   api.all('*', fallback);
