@@ -34,8 +34,11 @@ import { registerTerminalRoutes } from './routes/api/terminals.js';
 import { registerFilesRoutes } from './routes/files.js';
 import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
 import { registerLabFileRoutes } from './routes/lab/files.js';
+import { registerLabLicenseRoutes } from './routes/lab/licenses.js';
 import { registerLabPageRoutes } from './routes/lab/pages.js';
 import { registerLabSettingsRoutes } from './routes/lab/settings.js';
+import { registerLabThemeRoutes } from './routes/lab/themes.js';
+import { registerLabTranslationRoutes } from './routes/lab/translations.js';
 import { registerLabWorkspaceRoutes } from './routes/lab/workspaces.js';
 import { registerLegacyRenameTracking } from './routes/legacy/follow-renames.js';
 import { registerLegacyKernelRoutes } from './routes/legacy/kernels.js';
@@ -59,6 +62,7 @@ import { createServices, type Services } from './services.js';
 import { registerStaticRoutes } from './static.js';
 import { registerChannelsRoute } from './ws/channels-route.js';
 import { registerCollaborationRoomRoute } from './ws/collaboration-room.js';
+import { registerEventsSocketRoute } from './ws/events-route.js';
 import { registerTerminalSocketRoute } from './ws/terminal-route.js';
 
 export { resolveOptions };
@@ -132,6 +136,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerSessionRoutes(api);
   registerTerminalRoutes(api);
   registerTerminalSocketRoute(api);
+  registerEventsSocketRoute(api);
   registerClusterRoutes(api);
   registerNbconvertApiRoutes(api);
   registerNbconvertRoutes(api);
@@ -159,6 +164,9 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerOutputFrameRoutes(api);
   registerLabSettingsRoutes(api);
   registerLabWorkspaceRoutes(api);
+  registerLabThemeRoutes(api);
+  registerLabTranslationRoutes(api);
+  registerLabLicenseRoutes(api);
   registerLabPageRoutes(api);
 
   // Must stay last: trailing-slash redirects and 404s for everything no route matched.
