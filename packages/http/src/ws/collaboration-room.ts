@@ -20,7 +20,9 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
     if (!collaboration) return next();
     const roomId = c.req.param('room_id') ?? '';
     const { documents, closeCodes } = collaboration;
-    documents.checkRoomId(roomId); // 400 or 404 before the upgrade
+    // jupyter-collaboration's `JupyterLab:globalAwareness`: who else is here, no document
+    const global = roomId === documents.globalAwareness.id;
+    if (!global) documents.checkRoomId(roomId); // 400 or 404 before the upgrade
     requireWebSocketUpgrade(c);
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
@@ -37,7 +39,7 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
         });
         raw.on('close', () => disconnect?.());
         raw.on('error', () => disconnect?.());
-        documents.room(roomId).then(
+        (global ? Promise.resolve(documents.globalAwareness) : documents.room(roomId)).then(
           (opened) => {
             if (raw.readyState !== raw.OPEN) return;
             const connection = opened.connect({
