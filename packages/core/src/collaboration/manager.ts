@@ -4,7 +4,6 @@ import * as Y from 'yjs';
 import type { ContentsManager } from '../contents/manager.js';
 import { normalizeApiPath } from '../contents/paths.js';
 import { badRequest, notFound } from '../errors.js';
-import { AwarenessRoom } from './awareness-room.js';
 import { DocumentFile } from './document-file.js';
 import { FileIdIndex } from './file-ids.js';
 import { CLOSE } from './protocol.js';
@@ -44,8 +43,6 @@ export class CollaborationManager {
   /** Identifies this server's document history to clients (`sessionId` of the session route). */
   readonly sessionId = randomUUID();
   readonly fileIds: FileIdIndex;
-  /** `JupyterLab:globalAwareness`: who else is here (awareness only, no document). */
-  readonly globalAwareness: AwarenessRoom;
   readonly #options: Required<Omit<CollaborationOptions, keyof RoomLimits>> & RoomLimits;
   readonly #rooms = new Map<string, Promise<Room>>();
   readonly #idleTimers = new Map<string, NodeJS.Timeout>();
@@ -56,7 +53,6 @@ export class CollaborationManager {
     this.#options = { ...COLLABORATION_DEFAULTS, warn: () => {}, ...options };
     this.#dir = path.join(options.dataDir, 'collaboration');
     this.fileIds = new FileIdIndex(path.join(this.#dir, 'file-ids.json'));
-    this.globalAwareness = new AwarenessRoom(this.#options.maxBufferedBytes);
   }
 
   /** `PUT /api/collaboration/session/<path>`: the file's id (`created` when it had none). */
@@ -131,7 +127,6 @@ export class CollaborationManager {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.globalAwareness.close();
     for (const timer of this.#idleTimers.values()) clearTimeout(timer);
     const rooms = await Promise.allSettled([...this.#rooms.values()]);
     await Promise.all(rooms.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));

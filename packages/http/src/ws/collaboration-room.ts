@@ -20,9 +20,7 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
     if (!collaboration) return next();
     const roomId = c.req.param('room_id') ?? '';
     const { documents, closeCodes } = collaboration;
-    // jupyter-collaboration's `JupyterLab:globalAwareness`: who else is here, no document
-    const global = roomId === documents.globalAwareness.id;
-    if (!global) documents.checkRoomId(roomId); // 400 or 404 before the upgrade
+    documents.checkRoomId(roomId); // 400 or 404 before the upgrade
     requireWebSocketUpgrade(c);
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
@@ -39,7 +37,7 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
         });
         raw.on('close', () => disconnect?.());
         raw.on('error', () => disconnect?.());
-        (global ? Promise.resolve(documents.globalAwareness) : documents.room(roomId)).then(
+        documents.room(roomId).then(
           (opened) => {
             if (raw.readyState !== raw.OPEN) return;
             const connection = opened.connect({
