@@ -43,7 +43,8 @@ export interface LabSettingsOptions {
 interface LoadedSchema {
   schema: Record<string, unknown>;
   version: string;
-  validate: ValidateFunction;
+  /** Compiled on first use: compiling all of JupyterLab's schemas takes seconds, and listing needs none. */
+  validator(): ValidateFunction;
 }
 
 /**
@@ -97,8 +98,9 @@ export class LabSettings {
       const detail = error instanceof RangeError ? 'too deeply nested' : errorMessage(error);
       throw badRequest(`Failed parsing JSON5 settings for ${id}: ${detail}`, 'bad format');
     }
-    if (!loaded.validate(parsed)) {
-      const problems = this.#ajv.errorsText(loaded.validate.errors, { dataVar: 'settings' });
+    const validate = loaded.validator();
+    if (!validate(parsed)) {
+      const problems = this.#ajv.errorsText(validate.errors, { dataVar: 'settings' });
       throw badRequest(`Failed validating settings for ${id}: ${problems}`, 'bad value');
     }
     const file = this.#userFile(id);
@@ -107,7 +109,7 @@ export class LabSettings {
   }
 
   async #get(id: string, overrides: Record<string, Record<string, unknown>>): Promise<PluginSettings> {
-    const { schema, version, validate } = await this.#schema(id, overrides);
+    const { schema, version, validator } = await this.#schema(id, overrides);
     const file = this.#userFile(id);
     let raw = '{}';
     let settings: Record<string, unknown> = {};
@@ -117,7 +119,7 @@ export class LabSettings {
       times = { last_modified: stat.mtime.toISOString(), created: stat.ctime.toISOString() };
       raw = text || raw;
       const parsed: unknown = JSON5.parse(raw);
-      if (isObject(parsed) && (Object.keys(parsed).length === 0 || validate(parsed))) settings = parsed;
+      if (isObject(parsed) && (Object.keys(parsed).length === 0 || validator()(parsed))) settings = parsed;
       else {
         // jupyterlab_server: settings that no longer fit their schema are ignored, with a warning
         this.#options.warn?.(`Ignoring settings of ${id} that do not validate against its schema`);
@@ -154,7 +156,8 @@ export class LabSettings {
       }
       if (!isObject(schema)) throw internalError(`Failed parsing schema (${id}): not an object`);
       const overridden = applyOverrides(schema, overrides[id]);
-      return { schema: overridden, version: await packageVersion(dir, pkg), validate: this.#validator(id, overridden) };
+      const version = await packageVersion(dir, pkg);
+      return { schema: overridden, version, validator: () => this.#validator(id, overridden) };
     }
     throw notFound(`Schema not found: ${id}`);
   }
