@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import JSON5 from 'json5';
+import { checkJsonDepth } from '../contents/nbformat/parse-json.js';
 import { badRequest, internalError, notFound } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isObject } from '../util/is-object.js';
@@ -94,6 +95,7 @@ export class LabSettings {
     let parsed: unknown;
     try {
       parsed = JSON5.parse(raw);
+      checkJsonDepth(parsed); // deeper would fail every later answer that serializes it
     } catch (error) {
       const detail = error instanceof RangeError ? 'too deeply nested' : errorMessage(error);
       throw badRequest(`Failed parsing JSON5 settings for ${id}: ${detail}`, 'bad format');
@@ -119,6 +121,7 @@ export class LabSettings {
       times = { last_modified: stat.mtime.toISOString(), created: stat.ctime.toISOString() };
       raw = text || raw;
       const parsed: unknown = JSON5.parse(raw);
+      checkJsonDepth(parsed);
       if (isObject(parsed) && (Object.keys(parsed).length === 0 || validator()(parsed))) settings = parsed;
       else {
         // jupyterlab_server: settings that no longer fit their schema are ignored, with a warning
