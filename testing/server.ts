@@ -174,6 +174,8 @@ export async function createTestApp(options: StartServerOptions = {}): Promise<T
     runtimeDir,
     logger,
     ...(floodKernels ? { kernelSpecDirs: [kernelsDir, '/usr/share/jupyter/kernels'] } : {}),
+    // never the user's own prebuilt JupyterLab extensions
+    labExtensionsDirs: [path.join(dir, 'labextensions')],
     ...appOptions,
   });
   const host: FetchApp = mountPrefix ? new Hono().route(mountPrefix, app) : app;

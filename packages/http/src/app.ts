@@ -33,6 +33,13 @@ import { registerStatusRoutes } from './routes/api/status.js';
 import { registerTerminalRoutes } from './routes/api/terminals.js';
 import { registerFilesRoutes } from './routes/files.js';
 import { registerKernelSpecResourceRoutes } from './routes/kernelspec-resources.js';
+import { registerLabFileRoutes } from './routes/lab/files.js';
+import { registerLabLicenseRoutes } from './routes/lab/licenses.js';
+import { registerLabPageRoutes } from './routes/lab/pages.js';
+import { registerLabSettingsRoutes } from './routes/lab/settings.js';
+import { registerLabThemeRoutes } from './routes/lab/themes.js';
+import { registerLabTranslationRoutes } from './routes/lab/translations.js';
+import { registerLabWorkspaceRoutes } from './routes/lab/workspaces.js';
 import { registerLegacyRenameTracking } from './routes/legacy/follow-renames.js';
 import { registerLegacyKernelRoutes } from './routes/legacy/kernels.js';
 import { registerLegacyNotebookRoutes } from './routes/legacy/notebooks.js';
@@ -55,6 +62,7 @@ import { createServices, type Services } from './services.js';
 import { registerStaticRoutes } from './static.js';
 import { registerChannelsRoute } from './ws/channels-route.js';
 import { registerCollaborationRoomRoute } from './ws/collaboration-room.js';
+import { registerEventsSocketRoute } from './ws/events-route.js';
 import { registerTerminalSocketRoute } from './ws/terminal-route.js';
 
 export { resolveOptions };
@@ -128,6 +136,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerSessionRoutes(api);
   registerTerminalRoutes(api);
   registerTerminalSocketRoute(api);
+  registerEventsSocketRoute(api);
   registerClusterRoutes(api);
   registerNbconvertApiRoutes(api);
   registerNbconvertRoutes(api);
@@ -142,6 +151,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerHubRoutes(api); // before the local login pages: in hub mode they belong to the hub
   registerLoginRoutes(api);
   registerLogoutRoutes(api);
+  registerLabFileRoutes(api);
   registerStaticRoutes(api);
   registerRootRoutes(api);
   registerTreeRoutes(api);
@@ -152,6 +162,12 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerViewRoutes(api);
   registerNewNotebookRoutes(api);
   registerOutputFrameRoutes(api);
+  registerLabSettingsRoutes(api);
+  registerLabWorkspaceRoutes(api);
+  registerLabThemeRoutes(api);
+  registerLabTranslationRoutes(api);
+  registerLabLicenseRoutes(api);
+  registerLabPageRoutes(api);
 
   // Must stay last: trailing-slash redirects and 404s for everything no route matched.
   api.all('*', fallback);

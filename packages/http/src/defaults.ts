@@ -73,6 +73,8 @@ const defaults = {
   collaboration: true,
   /** Seconds between a shared document's last change and its save to disk. */
   collaborationSaveDelay: 1,
+  /** JupyterLab's page config `exposeAppInBrowser` (`window.jupyterapp`). */
+  exposeAppInBrowser: false,
 };
 
 /** The type of `DEFAULTS`, for a table with other values (tests, embedders with their own defaults). */

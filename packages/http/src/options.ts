@@ -149,6 +149,15 @@ export interface NbserveOptions {
   collaboration: boolean;
   /** Seconds between a shared document's last change and its save. */
   collaborationSaveDelay: number;
+  /**
+   * The built JupyterLab app directory (`@nbserve/jupyterlab`'s `dist/`, docs/jupyterlab.md);
+   * default `lab/` beside the CLI bundle, else the workspace's build. `/lab` is a 404 without one.
+   */
+  labAppDir?: string;
+  /** `labextensions` folders searched for prebuilt extensions, replacing Jupyter's data path. */
+  labExtensionsDirs?: readonly string[];
+  /** JupyterLab's page config `exposeAppInBrowser`: the app is `window.jupyterapp` (for tests and scripts). */
+  exposeAppInBrowser: boolean;
   /** Embedders and tests: the rooms' other limits and timings (see `COLLABORATION_DEFAULTS` in core). */
   collaborationTuning?: Readonly<Partial<Omit<CollaborationOptions, 'contents' | 'dataDir' | 'warn'>>>;
 }
@@ -222,6 +231,7 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     terminalsCullInterval: input.terminalsCullInterval ?? defaults.terminalsCullInterval,
     collaboration: input.collaboration ?? defaults.collaboration,
     collaborationSaveDelay: input.collaborationSaveDelay ?? defaults.collaborationSaveDelay,
+    exposeAppInBrowser: input.exposeAppInBrowser ?? defaults.exposeAppInBrowser,
   };
 }
 

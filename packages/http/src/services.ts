@@ -6,6 +6,7 @@ import {
   type CollaborationManager,
   ConfigSections,
   ContentsManager,
+  EventBus,
   ExportManager,
   FileSignatureStore,
   FileSystemStore,
@@ -32,6 +33,7 @@ import { Activity } from './activity.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
 import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
+import { createLabServices, type LabServices } from './lab/lab-services.js';
 import { Metrics } from './metrics/metrics.js';
 import type { NbserveOptions } from './options.js';
 import { createTerminalServices, type TerminalServices } from './terminal-services.js';
@@ -86,6 +88,10 @@ export interface Services {
    * would otherwise compile); `null` when collaboration is off (`collaboration: false`).
    */
   readonly collaboration: Promise<CollaborationServices> | null;
+  /** JupyterLab's server side (`/lab`, `/lab/api/…`), reading nothing before its first request. */
+  readonly lab: LabServices;
+  /** jupyter_server's event bus (`/api/events/subscribe`): contents events. */
+  readonly events: EventBus;
   /** Stops everything the managers started (kernels, timers, watchers). Idempotent. */
   close(): Promise<void>;
 }
@@ -114,6 +120,7 @@ export function createServices(options: NbserveOptions): Services {
   let rst: RstService | undefined;
   let legacyNotebooks: LegacyNotebooks | undefined;
   let terminals: TerminalServices | null | undefined;
+  let lab: LabServices | undefined;
   const activity = new Activity();
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
   activity.countKernels = () => kernels.list().length;
@@ -167,6 +174,11 @@ export function createServices(options: NbserveOptions): Services {
       }
       return collaboration;
     },
+    get lab() {
+      lab ??= createLabServices(options);
+      return lab;
+    },
+    events: new EventBus(),
     async close() {
       if (closed) return;
       closed = true;

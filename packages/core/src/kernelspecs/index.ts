@@ -1,5 +1,12 @@
 export { type KernelSpecListing, KernelSpecManager, type KernelSpecManagerOptions } from './manager.js';
-export { jupyterRuntimeDir, jupyterUserDataDir, type KernelSpecPathOptions, kernelSpecDirs } from './paths.js';
+export {
+  jupyterDataDirs,
+  jupyterRuntimeDir,
+  jupyterUserDataDir,
+  type KernelSpecPathOptions,
+  kernelSpecDirs,
+  labExtensionDirs,
+} from './paths.js';
 export type { KernelSpecSource } from './source.js';
 export {
   type BuiltinKernelSpec,

@@ -28,11 +28,11 @@ export interface KernelSpecPathOptions {
 }
 
 /**
- * The `kernels` directories in Jupyter's search order (first directory holding a name wins):
- * `$JUPYTER_PATH` entries, the user data dir, the env prefix (before the user dir when
+ * Jupyter's data directories in its search order (`jupyter --paths`' data list, the first holding a
+ * name wins): `$JUPYTER_PATH` entries, the user data dir, the env prefix (before the user dir when
  * `JUPYTER_PREFER_ENV_PATH` is truthy), `/usr/local/share/jupyter`, `/usr/share/jupyter`.
  */
-export function kernelSpecDirs(options: KernelSpecPathOptions = {}): string[] {
+export function jupyterDataDirs(options: KernelSpecPathOptions = {}): string[] {
   const env = options.env ?? process.env;
   const dataDirs: string[] = [];
   for (const entry of (env.JUPYTER_PATH ?? '').split(path.delimiter)) {
@@ -45,5 +45,15 @@ export function kernelSpecDirs(options: KernelSpecPathOptions = {}): string[] {
   if (truthy(env.JUPYTER_PREFER_ENV_PATH)) dataDirs.push(...envDirs, user);
   else dataDirs.push(user, ...envDirs);
   dataDirs.push(...system);
-  return [...new Set(dataDirs.map((d) => path.join(d, 'kernels')))];
+  return [...new Set(dataDirs)];
+}
+
+/** The `kernels` directories of `jupyterDataDirs`, in its order. */
+export function kernelSpecDirs(options: KernelSpecPathOptions = {}): string[] {
+  return [...new Set(jupyterDataDirs(options).map((d) => path.join(d, 'kernels')))];
+}
+
+/** The `labextensions` directories of `jupyterDataDirs` (where JupyterLab looks for prebuilt extensions). */
+export function labExtensionDirs(options: KernelSpecPathOptions = {}): string[] {
+  return [...new Set(jupyterDataDirs(options).map((d) => path.join(d, 'labextensions')))];
 }

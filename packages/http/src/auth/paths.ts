@@ -1,8 +1,8 @@
 /** Paths are relative to the app's base URL and start with `/`. */
 
-/** API URLs answer 403 JSON when unauthenticated, never a login redirect. */
+/** API URLs (jupyter_server's and JupyterLab's `/lab/api/`) answer 403 JSON when unauthenticated, never a login redirect. */
 export function isApiPath(relPath: string): boolean {
-  return relPath === '/api' || relPath.startsWith('/api/');
+  return relPath === '/api' || relPath.startsWith('/api/') || relPath === '/lab/api' || relPath.startsWith('/lab/api/');
 }
 
 /**

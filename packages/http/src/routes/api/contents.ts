@@ -146,12 +146,14 @@ async function put(c: Ctx, path: string): Promise<Response> {
   try {
     const contents = c.get('services').contents;
     // No body at all: Jupyter creates an untitled file in <path> as if it were a POST.
-    if (body === undefined) return modelResponse(c, await contents.newUntitled(path), 201, true);
+    if (body === undefined) return created(c, 'create', await contents.newUntitled(path));
     const input = parseBody(PutBody, raw ? withRealFields(body, raw) : body);
     if (input.copy_from !== undefined) throw badRequest('Cannot copy with PUT, only POST');
     const { copy_from: _ignored, ...model } = input;
-    const { model: saved, created } = await contents.save(path, model, precondition(c), raw);
-    return modelResponse(c, saved, created ? 201 : 200, true);
+    const { model: saved, created: isNew } = await contents.save(path, model, precondition(c), raw);
+    // jupyter_server: a PUT to a new path is an upload, to an existing one a save
+    c.get('services').events.emitContents(isNew ? 'upload' : 'save', saved.path);
+    return modelResponse(c, saved, isNew ? 201 : 200, true);
   } finally {
     release();
   }
@@ -169,13 +171,21 @@ function withRealFields(body: unknown, raw: (value: string) => Uint8Array | unde
 async function post(c: Ctx, path: string): Promise<Response> {
   const body = parseBody(PostBody, (await readJsonBody(c)) ?? {});
   const contents = c.get('services').contents;
-  const model =
-    body.copy_from !== undefined
-      ? await contents.copyInto(body.copy_from, path)
-      : await contents.newUntitled(path, {
-          ...(body.type !== undefined ? { type: body.type } : {}),
-          ...(body.ext !== undefined ? { ext: body.ext } : {}),
-        });
+  if (body.copy_from !== undefined) {
+    const copy = await contents.copyInto(body.copy_from, path);
+    c.get('services').events.emitContents('copy', copy.path, body.copy_from);
+    return modelResponse(c, copy, 201, true);
+  }
+  const model = await contents.newUntitled(path, {
+    ...(body.type !== undefined ? { type: body.type } : {}),
+    ...(body.ext !== undefined ? { ext: body.ext } : {}),
+  });
+  return created(c, 'create', model);
+}
+
+/** A 201 for a new file or folder, announced on the event bus. */
+function created(c: Ctx, action: 'create', model: ContentsModel): Response {
+  c.get('services').events.emitContents(action, model.path);
   return modelResponse(c, model, 201, true);
 }
 
@@ -184,11 +194,13 @@ async function patch(c: Ctx, path: string): Promise<Response> {
   if (raw === undefined) throw badRequest('JSON body missing');
   const body = parseBody(PatchBody, raw);
   const model = await c.get('services').contents.rename(path, body.path ?? path);
+  c.get('services').events.emitContents('rename', model.path, path);
   return modelResponse(c, model, 200, true);
 }
 
 async function remove(c: Ctx, path: string): Promise<Response> {
   await c.get('services').contents.delete(path);
+  c.get('services').events.emitContents('delete', path);
   return c.body(null, 204);
 }
 

@@ -1,0 +1,1 @@
+export { CONTENTS_EVENT_SCHEMA, type ContentsAction, EventBus, type ServerEvent } from './event-bus.js';
