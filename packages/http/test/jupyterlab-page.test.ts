@@ -52,9 +52,12 @@ function watch(page: Page): string[] {
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400)
+      problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
   });
-  page.on('websocket', (socket) => socket.on('socketerror', (error) => problems.push(`socket ${socket.url()}: ${error}`)));
+  page.on('websocket', (socket) =>
+    socket.on('socketerror', (error) => problems.push(`socket ${socket.url()}: ${error}`)),
+  );
   return problems;
 }
 
@@ -164,15 +167,20 @@ describe.each(ENTRIES)('JupyterLab in Chromium, $name', (entry) => {
   it('brings an opened notebook back in its named workspace after a reload', async () => {
     const page = await context.newPage();
     await openLab(page, `${s.url}lab/workspaces/w1`);
-    await page.evaluate(() => (window as unknown as LabWindow).jupyterapp.commands.execute('docmanager:open', { path: 'ws.ipynb' }));
+    await page.evaluate(() =>
+      (window as unknown as LabWindow).jupyterapp.commands.execute('docmanager:open', { path: 'ws.ipynb' }),
+    );
     // JupyterLab saves the layout into the workspace (jupyterlab_server's file name)
     const stored = path.join(s.dir, 'config', 'lab', 'workspaces');
     await expect
-      .poll(async () => {
-        const files = await fs.readdir(stored).catch(() => [] as string[]);
-        const file = files.find((name) => name.startsWith('w1-') && name.endsWith('.jupyterlab-workspace'));
-        return file ? fileContains(path.join(stored, file), 'ws.ipynb') : false;
-      }, { timeout: 20_000 })
+      .poll(
+        async () => {
+          const files = await fs.readdir(stored).catch(() => [] as string[]);
+          const file = files.find((name) => name.startsWith('w1-') && name.endsWith('.jupyterlab-workspace'));
+          return file ? fileContains(path.join(stored, file), 'ws.ipynb') : false;
+        },
+        { timeout: 20_000 },
+      )
       .toBe(true);
     await openLab(page, `${s.url}lab/workspaces/w1`);
     await page.locator('#jp-main-dock-panel .lm-TabBar-tabLabel', { hasText: /^ws\.ipynb$/ }).waitFor();
@@ -218,7 +226,14 @@ describe.each(ENTRIES)('JupyterLab in Chromium, $name', (entry) => {
       expect(await themed(page)).toBe('JupyterLab Light');
       await menu(page, 'Settings', 'Theme', 'JupyterLab Dark');
       await expect.poll(() => themed(page)).toBe('JupyterLab Dark');
-      const stored = path.join(configDir, 'lab', 'user-settings', '@jupyterlab', 'apputils-extension', 'themes.jupyterlab-settings');
+      const stored = path.join(
+        configDir,
+        'lab',
+        'user-settings',
+        '@jupyterlab',
+        'apputils-extension',
+        'themes.jupyterlab-settings',
+      );
       await expect.poll(() => fileContains(stored, 'JupyterLab Dark'), { timeout: 20_000 }).toBe(true);
       await openLab(page, `${first.url}lab`);
       await expect.poll(() => themed(page)).toBe('JupyterLab Dark');
