@@ -29,7 +29,7 @@ interface Setup {
   root?: string;
 }
 
-type Make = (keep?: number) => Promise<Setup>;
+type Make = (keep: number) => Promise<Setup>;
 
 const setups: [string, Make][] = [
   [
