@@ -151,17 +151,20 @@ describe.each(setups)('checkpoint history (%s)', (_name, make) => {
     expect(await cm.listCheckpoints('moved/m.ipynb')).toEqual([]);
   });
 
-  it('keeps one with --checkpoints-keep 1, as jupyter_server does', async () => {
+  it('keeps one with --checkpoints-keep 1, as jupyter_server does, with its one id', async () => {
     const { cm } = await make(1);
     await writeText(cm, 'c.txt', 'one');
     const first = await cm.createCheckpoint('c.txt');
     await writeText(cm, 'c.txt', 'two');
     const second = await cm.createCheckpoint('c.txt');
-    expect(second.id).not.toBe(first.id);
+    expect([first.id, second.id]).toEqual(['checkpoint', 'checkpoint']);
+    expect(second.last_modified > first.last_modified).toBe(true);
     expect(await cm.listCheckpoints('c.txt')).toEqual([second]);
     await writeText(cm, 'c.txt', 'three');
     await cm.restoreCheckpoint('c.txt', 'checkpoint');
     expect(await readText(cm, 'c.txt')).toBe('two');
+    await cm.deleteCheckpoint('c.txt', 'checkpoint');
+    expect(await cm.listCheckpoints('c.txt')).toEqual([]);
   });
 
   it('refuses a limit below 1 or not whole', async () => {

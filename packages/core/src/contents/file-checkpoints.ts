@@ -74,7 +74,7 @@ export class FileCheckpointStore implements CheckpointStore {
       older.push({ ...newest, at: aside });
     }
     const after = Math.max(newest ? checkpointMs(newest) : 0, ...older.map(checkpointMs));
-    const made = await this.#writeAfter(newestPath, data, after);
+    const made = this.#shown(await this.#writeAfter(newestPath, data, after));
     older.sort(byId);
     for (const stale of older.slice(0, Math.max(0, older.length - (this.#keep - 1)))) {
       await this.#store.remove(stale.at);
@@ -84,6 +84,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async list(path: string): Promise<CheckpointModel[]> {
     const newest = await this.#newest(path);
+    if (this.#keep === 1) return newest ? [this.#shown(newest)] : [];
     const older = (await this.#older(path)).filter((held) => held.id !== newest?.id);
     return [...older, ...(newest ? [newest] : [])].map(({ id, last_modified }) => ({ id, last_modified }));
   }
@@ -118,6 +119,11 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async deleteAll(path: string): Promise<void> {
     for (const held of await this.#held(path)) await this.#store.remove(held.at);
+  }
+
+  /** With one kept, exactly jupyter_server's: its one id. */
+  #shown({ id, last_modified }: CheckpointModel): CheckpointModel {
+    return { id: this.#keep === 1 ? CHECKPOINT_ID : id, last_modified };
   }
 
   // --- layout -------------------------------------------------------------------------------

@@ -47,11 +47,11 @@ export class MemoryCheckpointStore implements CheckpointStore {
     held.push({ ...model, data });
     held.splice(0, Math.max(0, held.length - this.#keep));
     this.#checkpoints.set(path, held);
-    return model;
+    return this.#shown(model);
   }
 
   async list(path: string): Promise<CheckpointModel[]> {
-    return (this.#checkpoints.get(path) ?? []).map(({ id, last_modified }) => ({ id, last_modified }));
+    return (this.#checkpoints.get(path) ?? []).map((held) => this.#shown(held));
   }
 
   async read(path: string, id: string): Promise<Uint8Array> {
@@ -83,6 +83,11 @@ export class MemoryCheckpointStore implements CheckpointStore {
     for (const key of [...this.#checkpoints.keys()]) {
       if (key === path || key.startsWith(`${path}/`)) this.#checkpoints.delete(key);
     }
+  }
+
+  /** With one kept, exactly jupyter_server's: its one id. */
+  #shown({ id, last_modified }: CheckpointModel): CheckpointModel {
+    return { id: this.#keep === 1 ? CHECKPOINT_ID : id, last_modified };
   }
 
   /** `checkpoint`, jupyter_server's id, names the newest. */
