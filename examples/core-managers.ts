@@ -36,6 +36,7 @@ export async function tour(dir: string): Promise<Tour> {
       ],
     },
   });
+  // Its first save made a checkpoint; this adds a second (each file keeps its newest five).
   const checkpoint = await contents.createCheckpoint(notebook.path);
 
   // Change the notebook, then go back to the checkpoint.

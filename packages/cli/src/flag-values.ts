@@ -24,7 +24,7 @@ const SizeSchema = v.pipe(
 export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
   switch (flag.type) {
     case 'integer': {
-      const parsed = v.safeParse(v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number)), raw);
+      const parsed = v.safeParse(v.pipe(v.string(), v.trim(), v.regex(/^-?\d+$/), v.transform(Number)), raw);
       if (!parsed.success) fail(flag, `expected a whole number, got ${JSON.stringify(raw)}`);
       const value = parsed.output;
       if ((flag.min !== undefined && value < flag.min) || (flag.max !== undefined && value > flag.max)) {

@@ -177,6 +177,16 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'largest directory a copy duplicates (total size of its files); a bigger one is refused with 400',
   },
   {
+    name: 'checkpoints-keep',
+    type: 'integer',
+    option: 'checkpointsKeep',
+    min: 1,
+    max: 1000,
+    valueName: 'n',
+    description:
+      "checkpoints kept per file; each checkpoint adds one and the oldest beyond n go (1 is jupyter_server's behaviour)",
+  },
+  {
     name: 'disable-check-xsrf',
     type: 'boolean',
     option: 'disableCheckXsrf',

@@ -51,6 +51,16 @@ describe('nbserve --help and --version', () => {
     expect(cli.stdout()).not.toMatch(/http:\/\//);
   });
 
+  it.each([[['--checkpoints-keep=0']], [['--checkpoints-keep=-1']], [['--checkpoints-keep', '-2']]])(
+    'refuses %j: a file keeps at least one checkpoint',
+    async (args) => {
+      const cli = runCli([...isolated(dirs), ...args, dirs.root]);
+      expect((await cli.exit).code).not.toBe(0);
+      expect(cli.stderr()).toContain('--checkpoints-keep: must be between 1 and 1000');
+      expect(cli.stdout()).not.toMatch(/http:\/\//);
+    },
+  );
+
   it('refuses a root that is not a directory', async () => {
     const cli = runCli([...isolated(dirs), path.join(dirs.dir, 'missing')]);
     expect((await cli.exit).code).toBe(2);
@@ -157,6 +167,21 @@ describe('nbserve serving', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/larger than 1MB/);
     expect(await fs.readdir(root)).toEqual(['big']);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+  });
+
+  it('--checkpoints-keep 2 keeps the two newest checkpoints of a file', async () => {
+    const root = path.join(dirs.dir, 'checkpoints-root');
+    await fs.mkdir(root, { recursive: true });
+    await fs.writeFile(path.join(root, 'a.txt'), 'a');
+    const cli = runCli([...isolated(dirs), '--token=t', '--checkpoints-keep', '2', root]);
+    const at = `${(await cli.url).split('?')[0]}api/contents/a.txt/checkpoints`;
+    const made = [];
+    for (let i = 0; i < 3; i++) {
+      made.push(await (await fetch(at, { method: 'POST', headers: { Authorization: 'token t' } })).json());
+    }
+    expect(await (await fetch(at, { headers: { Authorization: 'token t' } })).json()).toEqual(made.slice(1));
     cli.child.kill('SIGTERM');
     expect((await cli.exit).code).toBe(0);
   });

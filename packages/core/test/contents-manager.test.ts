@@ -455,22 +455,28 @@ describe.each([
   it('creates, lists, restores and deletes checkpoints', async () => {
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v1') });
     const [auto] = await cm.listCheckpoints('n.ipynb');
-    expect(auto).toMatchObject({ id: 'checkpoint' });
+    expect(auto?.id).toMatch(/^\d{8}T\d{12}Z$/);
     expect(auto?.last_modified).toMatch(ISO);
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v2') });
+    // `checkpoint`, jupyter_server's one id, names the newest
     await cm.restoreCheckpoint('n.ipynb', 'checkpoint');
     expect((await cm.get('n.ipynb')).content).toEqual(served(notebook('v1')));
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v3') });
     const created = await cm.createCheckpoint('n.ipynb');
-    expect(created.id).toBe('checkpoint');
+    expect(created.id).not.toBe(auto?.id);
+    expect(await cm.listCheckpoints('n.ipynb')).toEqual([auto, created]);
     await cm.save('n.ipynb', { type: 'notebook', content: notebook('v4') });
     await cm.restoreCheckpoint('n.ipynb', 'checkpoint');
     expect((await cm.get('n.ipynb')).content).toEqual(served(notebook('v3')));
+    await cm.restoreCheckpoint('n.ipynb', auto?.id ?? '');
+    expect((await cm.get('n.ipynb')).content).toEqual(served(notebook('v1')));
     await expectError(
       cm.restoreCheckpoint('n.ipynb', 'other'),
       'not-found',
       'Checkpoint does not exist: n.ipynb@other',
     );
+    await cm.deleteCheckpoint('n.ipynb', created.id);
+    expect(await cm.listCheckpoints('n.ipynb')).toEqual([auto]);
     await cm.deleteCheckpoint('n.ipynb', 'checkpoint');
     expect(await cm.listCheckpoints('n.ipynb')).toEqual([]);
     await expectError(cm.deleteCheckpoint('n.ipynb', 'checkpoint'), 'not-found');

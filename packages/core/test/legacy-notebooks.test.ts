@@ -188,14 +188,21 @@ describe('LegacyNotebooks over a real ContentsManager', () => {
   it('checkpoints in the shared .ipynb_checkpoints layout', async () => {
     const [entry] = (await legacy.list()).filter((e) => e.name === 'ByQuery');
     const id = entry?.notebook_id as string;
+    const saved = await legacy.listCheckpoints(id); // the one its first save made
+    expect(saved).toHaveLength(1);
     const cp = await legacy.createCheckpoint(id);
-    expect(cp.checkpoint_id).toBe('checkpoint');
+    expect(cp.checkpoint_id).toMatch(/^\d{8}T\d{12}Z$/);
     expect(cp.last_modified).toMatch(/\+00:00$/);
-    expect(await legacy.listCheckpoints(id)).toEqual([cp]);
+    expect(await legacy.listCheckpoints(id)).toEqual([...saved, cp]);
     await stat(join(root, '.ipynb_checkpoints', 'ByQuery-checkpoint.ipynb'));
-    await legacy.restoreCheckpoint(id, 'checkpoint');
+    // a second one: the first steps aside, both restore and delete by their ids
+    const second = await legacy.createCheckpoint(id);
+    expect(await legacy.listCheckpoints(id)).toEqual([...saved, cp, second]);
+    await stat(join(root, '.ipynb_checkpoints', `ByQuery-checkpoint-${cp.checkpoint_id}.ipynb`));
+    await legacy.restoreCheckpoint(id, cp.checkpoint_id);
+    await legacy.deleteCheckpoint(id, second.checkpoint_id);
     await legacy.deleteCheckpoint(id, 'checkpoint');
-    expect(await legacy.listCheckpoints(id)).toEqual([]);
+    expect(await legacy.listCheckpoints(id)).toEqual(saved);
   });
 
   it('refuses invalid notebooks, missing names and unknown ids; deletes', async () => {

@@ -30,6 +30,8 @@ const defaults = {
   maxBodySize: 512 * MiB,
   /** MB, as jupyter_server's `max_copy_folder_size_mb`. */
   maxCopyFolderSizeMb: 500,
+  /** Checkpoints kept per file, at least 1 (jupyter_server keeps 1). */
+  checkpointsKeep: 5,
   /** Seconds. */
   kernelInfoTimeout: 60,
   /** Seconds. */

@@ -38,6 +38,8 @@ export interface NbserveOptions {
   contentsStore?: ContentsStore;
   /** Where checkpoints live; default `.ipynb_checkpoints/` files inside the contents store. */
   checkpointStore?: CheckpointStore;
+  /** Checkpoints the default checkpoint store keeps per file, oldest dropped first; at least 1. */
+  checkpointsKeep: number;
   /** Where user configuration lives: `nbserve_config.json` (password) and `nbconfig/<section>.json`. */
   configDir: string;
   /** Where persistent server data lives (the cookie secret). */
@@ -198,6 +200,7 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     allowHidden: input.allowHidden ?? defaults.allowHidden,
     maxBodySize: input.maxBodySize ?? defaults.maxBodySize,
     maxCopyFolderSizeMb: input.maxCopyFolderSizeMb ?? defaults.maxCopyFolderSizeMb,
+    checkpointsKeep: input.checkpointsKeep ?? defaults.checkpointsKeep,
     configDir: input.configDir ?? defaultConfigDir(),
     dataDir,
     runtimeDir: input.runtimeDir ?? (input.dataDir ? path.join(dataDir, 'runtime') : defaultRuntimeDir()),

@@ -211,6 +211,7 @@ function createContentsManager(options: NbserveOptions): ContentsManager {
   return new ContentsManager({
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
+    checkpointsKeep: options.checkpointsKeep,
     allowHidden: options.allowHidden,
     maxCopyFolderBytes: options.maxCopyFolderSizeMb * 1024 * 1024,
     // Trust survives restarts: the secret and the signatures live in the data dir, as in Jupyter.

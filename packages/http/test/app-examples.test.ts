@@ -53,7 +53,7 @@ describe('examples/core-managers.ts', () => {
     expect(result.listing).toEqual(['Untitled-Copy1.ipynb', 'Untitled.ipynb']);
     expect(result.copyName).toBe('Untitled-Copy1.ipynb');
     expect(result.restoredSource).toBe('print("hello")');
-    expect(result.checkpoints).toBe(1);
+    expect(result.checkpoints).toBe(2);
     expect(result.memoryFiles).toEqual(['Untitled Folder', 'untitled.txt']);
     expect(result.config).toEqual({ Cell: { cm_config: { lineNumbers: true, tabSize: 2 } } });
   });

@@ -7,6 +7,7 @@ import { createTestApp, type Send, startServer, type TestServer, TRANSPORTS } fr
 import { TOKEN } from '../../../testing/token.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const CHECKPOINT_ID = /^\d{8}T\d{12}Z$/;
 const json = { 'Content-Type': 'application/json' };
 
 const notebook = (source: string) => v4Notebook([v4CodeCell(source)]);
@@ -80,7 +81,9 @@ describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
     const got = await call('GET', '/api/contents/n.ipynb');
     expect(got.body).toMatchObject({ type: 'notebook', format: 'json', content: notebook('1+1') });
     const checkpoints = await call('GET', '/api/contents/n.ipynb/checkpoints');
-    expect(checkpoints.body).toEqual([{ id: 'checkpoint', last_modified: expect.stringMatching(ISO) }]);
+    expect(checkpoints.body).toEqual([
+      { id: expect.stringMatching(CHECKPOINT_ID), last_modified: expect.stringMatching(ISO) },
+    ]);
     const dir = await call('PUT', '/api/contents/newdir', { type: 'directory' });
     expect(dir.status).toBe(201);
     expect(dir.body?.type).toBe('directory');
@@ -236,16 +239,24 @@ describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
     await call('PUT', '/api/contents/cp.ipynb', { type: 'notebook', content: notebook('v2') });
     const created = await call('POST', '/api/contents/cp.ipynb/checkpoints');
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: 'checkpoint', last_modified: expect.stringMatching(ISO) });
-    expect(created.res.headers.get('Location')).toBe('/api/contents/cp.ipynb/checkpoints/checkpoint');
+    const id = (created.body as { id: string }).id;
+    expect(created.body).toEqual({
+      id: expect.stringMatching(CHECKPOINT_ID),
+      last_modified: expect.stringMatching(ISO),
+    });
+    expect(created.res.headers.get('Location')).toBe(`/api/contents/cp.ipynb/checkpoints/${id}`);
     await call('PUT', '/api/contents/cp.ipynb', { type: 'notebook', content: notebook('v3') });
-    const restored = await call('POST', '/api/contents/cp.ipynb/checkpoints/checkpoint');
+    const restored = await call('POST', `/api/contents/cp.ipynb/checkpoints/${id}`);
     expect(restored.status).toBe(204);
     // saved from trusted cells, so served with trusted code cells
     expect((await call('GET', '/api/contents/cp.ipynb')).body?.content).toEqual(markCells(notebook('v2'), true));
     const unknown = await call('POST', '/api/contents/cp.ipynb/checkpoints/other-id');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ message: 'Checkpoint does not exist: cp.ipynb@other-id', reason: null });
+    // the first save's checkpoint stays; `checkpoint` (jupyter_server's id) names the newest
+    const [first] = (await call('GET', '/api/contents/cp.ipynb/checkpoints')).body as unknown as { id: string }[];
+    expect((await call('DELETE', `/api/contents/cp.ipynb/checkpoints/${id}`)).status).toBe(204);
+    expect((await call('GET', '/api/contents/cp.ipynb/checkpoints')).body).toEqual([first]);
     expect((await call('DELETE', '/api/contents/cp.ipynb/checkpoints/checkpoint')).status).toBe(204);
     expect((await call('GET', '/api/contents/cp.ipynb/checkpoints')).body).toEqual([]);
   });

@@ -219,7 +219,8 @@ describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
         ),
       { timeoutMs: 40_000, intervalMs: 200, what: 'jupyter_server answering' },
     );
-    fx = await startServer();
+    // one checkpoint per file is jupyter_server's behaviour (its history: checkpoint-history-api.test.ts)
+    fx = await startServer({ checkpointsKeep: 1 });
   });
 
   afterAll(async () => {

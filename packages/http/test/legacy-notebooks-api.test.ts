@@ -193,14 +193,19 @@ describe('older notebook routes (/notebooks, /<id>, /<id>/copy, /<id>/print)', (
   it('checkpoints (1.x) share the current checkpoint files', async () => {
     const [entry] = (await list()).filter((e) => e.name === 'Modern');
     const id = entry?.notebook_id as string;
+    // the one its first save made, then ours: the same history by the same ids on either generation of routes
+    const [saved] = (await (await s.fetch(`/notebooks/${id}/checkpoints`)).json()) as { checkpoint_id: string }[];
     const created = await s.fetch(`/notebooks/${id}/checkpoints`, { method: 'POST' });
     expect(created.status).toBe(200);
     const cp = (await created.json()) as { checkpoint_id: string; last_modified: string };
-    expect(cp.checkpoint_id).toBe('checkpoint');
+    expect(cp.checkpoint_id).toMatch(/^\d{8}T\d{12}Z$/);
     expect(cp.last_modified).toMatch(/\+00:00$/);
+    expect(await (await s.fetch(`/notebooks/${id}/checkpoints`)).json()).toEqual([saved, cp]);
     const modern = (await (await s.fetch('/api/contents/Modern.ipynb/checkpoints')).json()) as { id: string }[];
-    expect(modern.map((c) => c.id)).toEqual(['checkpoint']);
-    expect((await s.fetch(`/notebooks/${id}/checkpoints/checkpoint`, { method: 'POST' })).status).toBe(204);
+    expect(modern.map((c) => c.id)).toEqual([saved?.checkpoint_id, cp.checkpoint_id]);
+    const at = `/notebooks/${id}/checkpoints/${cp.checkpoint_id}`;
+    expect((await s.fetch(at, { method: 'POST' })).status).toBe(204);
+    expect((await s.fetch(at, { method: 'DELETE' })).status).toBe(204);
     expect((await s.fetch(`/notebooks/${id}/checkpoints/checkpoint`, { method: 'DELETE' })).status).toBe(204);
     expect(await (await s.fetch(`/notebooks/${id}/checkpoints`)).json()).toEqual([]);
   });

@@ -1,6 +1,6 @@
 export { decodeBase64Strict, encodeBase64Lines } from './base64.js';
-export { CHECKPOINT_ID, type CheckpointStore } from './checkpoints.js';
-export { FileCheckpointStore } from './file-checkpoints.js';
+export { CHECKPOINT_ID, type CheckpointStore, DEFAULT_CHECKPOINTS_KEEP } from './checkpoints.js';
+export { type FileCheckpointOptions, FileCheckpointStore } from './file-checkpoints.js';
 export { FileSystemStore } from './fs-store.js';
 export { DEFAULT_HIDE_GLOBS, isHiddenPath } from './hidden.js';
 export { ContentsManager, type ContentsManagerOptions } from './manager.js';

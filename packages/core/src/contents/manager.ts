@@ -1,5 +1,6 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import { type SpareBuffer, secondSpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
+import { checkpointContents } from './checkpoint-contents.js';
 import type { CheckpointStore } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
@@ -19,7 +20,7 @@ import {
   type SerializedModel,
 } from './model.js';
 import { ModelReader } from './model-reader.js';
-import { incrementName, stripCopySuffix, type UntitledBases, untitledName } from './naming.js';
+import { incrementName, stripCopySuffix, type UntitledBases, untitledName, withNewFileDefaults } from './naming.js';
 import { newNotebook, readNotebook, serializeNotebook, toNotebookV4 } from './nbformat/notebook.js';
 import { materialize } from './nbformat/parse-bytes.js';
 import type { RawStrings } from './nbformat/sorted-json.js';
@@ -31,8 +32,10 @@ import type { ByteRange, ContentsStore, StoreStat } from './store.js';
 
 export interface ContentsManagerOptions {
   store: ContentsStore;
-  /** Default: Jupyter's `.ipynb_checkpoints` layout inside the same store. */
+  /** Default: Jupyter's `.ipynb_checkpoints` layout inside the same store, keeping `checkpointsKeep`. */
   checkpoints?: CheckpointStore;
+  /** Checkpoints the default store keeps per file: at least 1 (jupyter_server's), default 5. */
+  checkpointsKeep?: number;
   /** Serve, list and write dot-files. Default false. */
   allowHidden?: boolean;
   /** fnmatch globs of names left out of listings (still readable by path). */
@@ -73,7 +76,7 @@ export class ContentsManager {
 
   constructor(options: ContentsManagerOptions) {
     this.store = options.store;
-    this.checkpoints = options.checkpoints ?? new FileCheckpointStore(options.store);
+    this.checkpoints = options.checkpoints ?? new FileCheckpointStore(options.store, { keep: options.checkpointsKeep });
     this.allowHidden = options.allowHidden ?? false;
     this.#untitled = {
       notebook: options.untitledNotebook ?? 'Untitled',
@@ -394,7 +397,16 @@ export class ContentsManager {
   }
 
   async deleteCheckpoint(rawPath: string, id: string): Promise<void> {
-    await this.checkpoints.delete(await this.#checkpointable(rawPath), id);
+    const path = await this.#checkpointable(rawPath);
+    await this.#locks.run(path, () => this.checkpoints.delete(path, id));
+  }
+
+  /** The file as it was at a checkpoint (an nbserve extension: pages show it before a restore). */
+  async getCheckpoint(rawPath: string, id: string, options: Pick<GetOptions, 'format'> = {}): Promise<ContentsModel> {
+    const path = await this.#checkpointable(rawPath);
+    const bytes = await this.checkpoints.read(path, id);
+    const file = await this.get(path, { content: false });
+    return checkpointContents(file, id, await this.checkpoints.list(path), bytes, options.format);
   }
 
   async #checkpointable(rawPath: string): Promise<string> {
@@ -435,12 +447,4 @@ export class ContentsManager {
   async #occupied(path: string): Promise<boolean> {
     return (await this.store.stat(path)) !== null;
   }
-}
-
-/** jupyter_server's `ContentsManager.new()` defaults for a PUT that creates a file. */
-function withNewFileDefaults(path: string, input: SaveInput): SaveInput {
-  const type = input.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
-  if (input.content !== undefined || type === 'directory') return { ...input, type };
-  if (type === 'notebook') return { ...input, type, content: newNotebook(), format: 'json' };
-  return { ...input, type: 'file', content: '', format: 'text' };
 }

@@ -1,34 +1,61 @@
 import { notFound } from '../errors.js';
-import { CHECKPOINT_ID, type CheckpointStore, checkpointMissing } from './checkpoints.js';
+import {
+  CHECKPOINT_ID,
+  type CheckpointStore,
+  checkpointAt,
+  checkpointMissing,
+  checkpointsKeep,
+} from './checkpoints.js';
 import type { CheckpointModel } from './model.js';
 import type { ContentsStore } from './store.js';
-import { isoTimestamp } from './timestamps.js';
 
 const preciseNow = () => performance.timeOrigin + performance.now();
 
-/** Checkpoints held in memory next to any ContentsStore: nothing is written into the contents tree. */
+interface Held extends CheckpointModel {
+  data: Uint8Array;
+}
+
+/**
+ * Checkpoints held in memory next to any ContentsStore: nothing is written into the contents tree.
+ * The same history as FileCheckpointStore: at most `keep` per file, oldest first, ids and times
+ * that differ by at least a millisecond.
+ */
 export class MemoryCheckpointStore implements CheckpointStore {
   /** `create` keeps a copy. */
   readonly capabilities = { releasesWrittenData: true } as const;
   readonly #store: ContentsStore;
   readonly #now: () => number;
-  readonly #checkpoints = new Map<string, { data: Uint8Array; mtimeMs: number }>();
+  readonly #keep: number;
+  #lastMs = 0;
+  /** Per file, oldest first. */
+  readonly #checkpoints = new Map<string, Held[]>();
 
-  constructor(store: ContentsStore, options: { now?: () => number } = {}) {
+  constructor(store: ContentsStore, options: { now?: () => number; keep?: number | undefined } = {}) {
     this.#store = store;
     this.#now = options.now ?? preciseNow;
+    this.#keep = checkpointsKeep(options.keep);
   }
 
   async create(path: string, current?: Uint8Array): Promise<CheckpointModel> {
     // a copy: `slice()` of a Buffer would share the caller's memory
-    const entry = { data: current ? new Uint8Array(current) : await this.#store.read(path), mtimeMs: this.#now() };
-    this.#checkpoints.set(path, entry);
-    return { id: CHECKPOINT_ID, last_modified: isoTimestamp(entry.mtimeMs) };
+    const data = current ? new Uint8Array(current) : await this.#store.read(path);
+    const held = this.#checkpoints.get(path) ?? [];
+    // a later millisecond than any checkpoint made before, deleted ones included: ids are never reused
+    const now = this.#now();
+    this.#lastMs = Math.floor(now) > this.#lastMs ? now : Math.floor(this.#lastMs) + 1;
+    const model = checkpointAt(this.#lastMs);
+    held.push({ ...model, data });
+    held.splice(0, Math.max(0, held.length - this.#keep));
+    this.#checkpoints.set(path, held);
+    return this.#shown(model);
   }
 
   async list(path: string): Promise<CheckpointModel[]> {
-    const entry = this.#checkpoints.get(path);
-    return entry ? [{ id: CHECKPOINT_ID, last_modified: isoTimestamp(entry.mtimeMs) }] : [];
+    return (this.#checkpoints.get(path) ?? []).map((held) => this.#shown(held));
+  }
+
+  async read(path: string, id: string): Promise<Uint8Array> {
+    return new Uint8Array(this.#existing(path, id).data);
   }
 
   async restore(path: string, id: string): Promise<void> {
@@ -36,17 +63,20 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async delete(path: string, id: string): Promise<void> {
-    this.#existing(path, id);
-    this.#checkpoints.delete(path);
+    const found = this.#existing(path, id);
+    const rest = (this.#checkpoints.get(path) ?? []).filter((held) => held !== found);
+    if (rest.length > 0) this.#checkpoints.set(path, rest);
+    else this.#checkpoints.delete(path);
   }
 
   async renameAll(from: string, to: string): Promise<void> {
-    for (const [key, entry] of [...this.#checkpoints]) {
+    const moves: [string, Held[]][] = [];
+    for (const [key, held] of this.#checkpoints) {
       const moved = key === from ? to : key.startsWith(`${from}/`) ? to + key.slice(from.length) : null;
-      if (moved === null) continue;
-      this.#checkpoints.delete(key);
-      this.#checkpoints.set(moved, entry);
+      if (moved !== null) moves.push([moved, held]);
     }
+    await this.deleteAll(from);
+    for (const [moved, held] of moves) this.#checkpoints.set(moved, held);
   }
 
   async deleteAll(path: string): Promise<void> {
@@ -55,9 +85,16 @@ export class MemoryCheckpointStore implements CheckpointStore {
     }
   }
 
-  #existing(path: string, id: string) {
-    const entry = id === CHECKPOINT_ID ? this.#checkpoints.get(path) : undefined;
-    if (!entry) throw notFound(checkpointMissing(path, id));
-    return entry;
+  /** With one kept, exactly jupyter_server's: its one id. */
+  #shown({ id, last_modified }: CheckpointModel): CheckpointModel {
+    return { id: this.#keep === 1 ? CHECKPOINT_ID : id, last_modified };
+  }
+
+  /** `checkpoint`, jupyter_server's id, names the newest. */
+  #existing(path: string, id: string): Held {
+    const held = this.#checkpoints.get(path) ?? [];
+    const found = id === CHECKPOINT_ID ? held.at(-1) : held.find((entry) => entry.id === id);
+    if (!found) throw notFound(checkpointMissing(path, id));
+    return found;
   }
 }

@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.js';
-import type { ContentType } from './model.js';
+import type { ContentType, SaveInput } from './model.js';
+import { newNotebook } from './nbformat/notebook.js';
 import { isValidName } from './paths.js';
 
 /** The names `newUntitled` starts from, before a number is added. */
@@ -51,4 +52,12 @@ function splitForIncrement(name: string): [string, string] {
 /** `a-Copy3.ipynb` -> `a.ipynb`, so copying a copy does not stack suffixes (Jupyter's `copy_pat`). */
 export function stripCopySuffix(name: string): string {
   return name.replace(/-Copy\d*\./g, '.');
+}
+
+/** jupyter_server's `ContentsManager.new()` defaults for a PUT that creates a file. */
+export function withNewFileDefaults(path: string, input: SaveInput): SaveInput {
+  const type = input.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
+  if (input.content !== undefined || type === 'directory') return { ...input, type };
+  if (type === 'notebook') return { ...input, type, content: newNotebook(), format: 'json' };
+  return { ...input, type: 'file', content: '', format: 'text' };
 }

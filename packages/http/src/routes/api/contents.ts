@@ -35,6 +35,9 @@ const GetQuery = v.object({
 });
 const QUERY_REASON: Record<string, ErrorReason> = { type: 'bad type', format: 'bad format' };
 
+/** Query of `GET /api/contents/<path>/checkpoints/<id>` (an nbserve extension): as GET's `format`. */
+const CheckpointQuery = v.object({ format: GetQuery.entries.format });
+
 /** PUT body: a contents model. Unknown fields (name, timestamps clients echo back) are dropped. */
 const PutBody = v.object(
   {
@@ -70,7 +73,7 @@ const PatchBody = v.object(
  * checkpoints and trust. The path is decoded here; core validates it and keeps it inside the root.
  */
 export function registerContentsRoutes(app: Hono<NbserveEnv>): void {
-  app.on(['GET', 'PUT', 'POST', 'PATCH', 'DELETE'], [PREFIX, `${PREFIX}/*`], (c) => {
+  app.on(['GET', 'PUT', 'POST', 'PATCH', 'DELETE'], [PREFIX, `${PREFIX}/*`], async (c) => {
     const segments = pathSegmentsAfter(c, PREFIX);
     const method = c.req.method;
     const last = segments.at(-1);
@@ -85,6 +88,16 @@ export function registerContentsRoutes(app: Hono<NbserveEnv>): void {
       (method === 'POST' || method === 'DELETE')
     ) {
       return checkpoint(c, segments.slice(0, -2).join('/'), last as string);
+    }
+    if (
+      method === 'GET' &&
+      segments.length >= 3 &&
+      segments.at(-2) === 'checkpoints' &&
+      CHECKPOINT_ID.test(last ?? '')
+    ) {
+      // a file's checkpoint; below a directory it is a file in a folder named `checkpoints`
+      const file = segments.slice(0, -2).join('/');
+      if (await isFile(c, file)) return checkpointModel(c, file, last as string);
     }
     if (segments.length >= 2 && last === 'trust' && method === 'POST') {
       return trust(c, segments.slice(0, -1).join('/'));
@@ -218,6 +231,21 @@ async function checkpoint(c: Ctx, path: string, id: string): Promise<Response> {
   if (c.req.method === 'POST') await contents.restoreCheckpoint(path, id);
   else await contents.deleteCheckpoint(path, id);
   return c.body(null, 204);
+}
+
+async function isFile(c: Ctx, path: string): Promise<boolean> {
+  const model = await c
+    .get('services')
+    .contents.get(path, { content: false })
+    .catch(() => null);
+  return model !== null && model.type !== 'directory';
+}
+
+async function checkpointModel(c: Ctx, path: string, id: string): Promise<Response> {
+  const query = v.safeParse(CheckpointQuery, c.req.query());
+  if (!query.success) throw badRequest(query.issues[0].message, 'bad format');
+  const format = query.output.format;
+  return c.json(await c.get('services').contents.getCheckpoint(path, id, format ? { format } : {}));
 }
 
 async function trust(c: Ctx, path: string): Promise<Response> {

@@ -3,6 +3,7 @@ import { ApiError, api, type ContentsModel, contentsRoute, getContents, type Ker
 import { pageConfig } from '../lib/config.js';
 import { confirmDialog, promptDialog } from '../lib/dialog.js';
 import { h, toast } from '../lib/dom.js';
+import type { DiffCell } from './checkpoint-diff.js';
 import { NotebookChrome } from './chrome.js';
 import { LiveNotebook } from './collab/live.js';
 import { installCommandKeys } from './command-keys.js';
@@ -14,6 +15,7 @@ import { normaliseNotebook, notebookTrusted } from './model.js';
 import { Notebook } from './notebook.js';
 import { pageToolActions } from './page-tools.js';
 import { lockName, type ResumeStorage, ResumeTracker, resumeKey, sweep, takeEntry } from './resume.js';
+import { chooseCheckpoint } from './revert-dialog.js';
 import { SaveConflict, Saver } from './saving.js';
 import { showShortcuts } from './shortcut-help.js';
 
@@ -253,19 +255,14 @@ export class NotebookApp {
 
   private async revert(): Promise<void> {
     const checkpoints = await this.saver.listCheckpoints();
-    const latest = checkpoints[checkpoints.length - 1];
-    if (!latest) {
+    if (checkpoints.length === 0) {
       toast('There is no checkpoint to revert to');
       return;
     }
-    const ok = await confirmDialog(
-      'Revert notebook',
-      `Revert to the checkpoint of ${new Date(latest.last_modified).toLocaleString()}? Changes since then are lost.`,
-      'Revert',
-      true,
-    );
-    if (!ok) return;
-    await this.saver.restoreCheckpoint(latest.id);
+    const cellsNow = () => (this.notebook.toJSON().cells ?? []) as DiffCell[];
+    const id = await chooseCheckpoint(this.path, checkpoints, cellsNow);
+    if (id === undefined) return;
+    await this.saver.restoreCheckpoint(id);
     await this.reload();
   }
 
