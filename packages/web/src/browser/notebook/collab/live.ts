@@ -21,7 +21,7 @@ import { joinRoom, requestCollabSession, type SharedNotebook } from './session.j
  */
 /** The server saves a second after the last change; the page asks a little later, to show it. */
 const QUIET_MS = 1500;
-/** The server looks at the file every second; a restored file should be in the document by then. */
+/** The server watches the file; a restored file should be in the document well before this. */
 const FOLLOW_MS = 4000;
 
 export class LiveNotebook {
