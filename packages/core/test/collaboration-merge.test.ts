@@ -9,7 +9,7 @@ import { mergeText, textEdits } from '../src/collaboration/text-merge.js';
 const DISK = Symbol('disk');
 
 type Cell = Record<string, unknown> & { cell_type: string };
-const code = (source: string, id?: string, extra: Cell = {}): Cell => ({
+const code = (source: string, id?: string, extra: Record<string, unknown> = {}): Cell => ({
   cell_type: 'code',
   ...(id === undefined ? {} : { id }),
   source,
@@ -24,7 +24,7 @@ const markdown = (source: string, id?: string): Cell => ({
   source,
   metadata: {},
 });
-const notebook = (cells: Cell[], minor = 5, metadata: Cell = {}) => ({
+const notebook = (cells: Cell[], minor = 5, metadata: Record<string, unknown> = {}) => ({
   cells,
   metadata,
   nbformat: 4,
