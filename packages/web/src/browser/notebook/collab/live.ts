@@ -101,9 +101,10 @@ export class LiveNotebook {
   }
 
   /**
-   * The file was replaced underneath (a checkpoint restored): the server loads it into the
-   * document at its next look at the disk (docs/collaboration.md, "the file wins"). Should the
-   * document still not hold it after FOLLOW_MS, the page makes the same replacement itself.
+   * The file was replaced underneath (a checkpoint restored): the server merges it into the
+   * document as soon as its watch sees it (docs/collaboration.md, "Changes on disk"), keeping
+   * edits made since the last save. Should the document still not hold the file after FOLLOW_MS,
+   * the page replaces the document with it: a revert is meant to undo those edits too.
    * Outputs are then drawn with the file's trust.
    */
   async follow(file: NotebookData): Promise<void> {
