@@ -7,6 +7,7 @@ import { authenticateWithHub, startHubLogin } from './hub/browser.js';
 import { checkWebSocketOrigin } from './origin.js';
 import { isApiPath, isLegacyChannelSocket, isPublicPath, METRICS_PATH, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
 import { localRedirectTarget } from './safe-next.js';
+import { searchWithoutToken } from './token-query.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -25,8 +26,7 @@ function isBrowserNavigation(c: Ctx): boolean {
 /** Path and query as the client sent them, with `token` removed (it must not end up in `next=`). */
 function pathWithoutToken(c: Ctx): string {
   const url = new URL(c.req.url);
-  url.searchParams.delete('token');
-  return `${url.pathname}${url.search}`;
+  return `${url.pathname}${searchWithoutToken(c.req.url)}`;
 }
 
 async function submittedXsrf(c: Ctx): Promise<string | undefined> {
