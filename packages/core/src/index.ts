@@ -1,3 +1,4 @@
+export * from './audit/index.js';
 export * from './clusters/index.js';
 export * from './collaboration/index.js';
 export * from './config/index.js';

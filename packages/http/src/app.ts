@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
+import { auditActor } from './audit/actor.js';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { registerHubRoutes } from './auth/hub/browser.js';
@@ -97,6 +98,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.use('*', corsGuard());
   api.use('*', bodyLimit());
   api.use('*', authMiddleware());
+  api.use('*', auditActor());
   api.use('*', async (c, next) => {
     // Status polling, metrics scrapes and CSP reports are not activity (jupyter_server does the
     // same), everything else is.

@@ -14,6 +14,7 @@ import {
   GatewayProvisioner,
   IpclusterProvider,
   KernelManager,
+  type KernelManagerOptions,
   type KernelProvisioner,
   KernelSpecManager,
   type KernelSpecSource,
@@ -29,6 +30,9 @@ import {
 } from '@nbserve/core';
 import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
+import { AuditedKernelManager } from './audit/audited-kernels.js';
+import { Auditor } from './audit/auditor.js';
+import { executeRecorder } from './audit/execute.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
 import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
@@ -52,6 +56,8 @@ export interface Services {
   readonly config: ConfigSections;
   /** Start time, last activity and live counts for `/api/status`. */
   readonly activity: Activity;
+  /** The audit log (`--audit-log`): who did what; `null` when off. */
+  readonly audit: Auditor | null;
   /** Request durations, running kernels and terminals, open WebSockets for `/metrics`. */
   readonly metrics: Metrics;
   /** The one user of this server (`/api/me`). */
@@ -115,7 +121,9 @@ export function createServices(options: NbserveOptions): Services {
   let legacyNotebooks: LegacyNotebooks | undefined;
   let terminals: TerminalServices | null | undefined;
   const activity = new Activity();
-  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
+  // First: a log that cannot be written stops the start before anything is started.
+  const audit = options.auditLog ? new Auditor({ ...options, auditLog: options.auditLog }) : null;
+  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity, audit);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
   const metrics = new Metrics(activity);
@@ -130,6 +138,7 @@ export function createServices(options: NbserveOptions): Services {
     hub,
     config: new ConfigSections(options.configDir),
     activity,
+    audit,
     metrics,
     contents,
     get clusters() {
@@ -178,6 +187,7 @@ export function createServices(options: NbserveOptions): Services {
       terminals?.sockets.close();
       await Promise.all([kernels.shutdownAll(), terminals?.manager.close()]);
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
+      audit?.close();
     },
   };
 }
@@ -303,11 +313,11 @@ function localBackend(options: NbserveOptions, warn: (message: string) => void) 
 }
 
 /** Kernelspecs, kernels, sessions, channels. */
-function createKernelServices(options: NbserveOptions, activity: Activity) {
+function createKernelServices(options: NbserveOptions, activity: Activity, audit: Auditor | null) {
   const warn = (message: string) => options.logger.warn(message);
   const { kernelspecs, provisioner }: { kernelspecs: KernelSpecSource; provisioner: KernelProvisioner } =
     options.gatewayUrl ? gatewayBackend(options, options.gatewayUrl, warn) : localBackend(options, warn);
-  const kernels = new KernelManager({
+  const managerOptions: KernelManagerOptions = {
     kernelspecs,
     provisioner,
     rootDir: options.root,
@@ -321,7 +331,8 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     },
     ...(options.gatewayUrl ? {} : { pools: options.kernelPools }),
     warn,
-  });
+  };
+  const kernels = audit ? new AuditedKernelManager(managerOptions, audit) : new KernelManager(managerOptions);
   startKernelPools(options, kernels);
   const sessions = new SessionManager({ kernels });
   const channels = new ChannelsHub(kernels, {
@@ -337,6 +348,7 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     replayMaxAgeMs: options.kernelBufferMaxAge * 1000,
     warn,
     onActivity: () => activity.touch(),
+    ...(audit ? { onExecute: executeRecorder(audit, sessions) } : {}),
   });
   return { kernelspecs, kernels, sessions, channels };
 }

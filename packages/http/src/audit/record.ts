@@ -1,0 +1,9 @@
+import type { Context } from 'hono';
+import type { NbserveEnv } from '../env.js';
+import { requestActor } from './actor.js';
+import type { AuditFields } from './auditor.js';
+
+/** One audit line for the action this request did (nothing when the audit log is off). */
+export function recordAudit(c: Context<NbserveEnv>, event: string, fields: AuditFields): void {
+  c.get('services').audit?.record(event, fields, requestActor(c));
+}
