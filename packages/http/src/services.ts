@@ -126,7 +126,11 @@ export function createServices(options: NbserveOptions): Services {
   const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity, audit);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
-  const metrics = new Metrics(activity);
+  const metrics = new Metrics(activity, options);
+  metrics.resources.kernels = () =>
+    kernels
+      .list()
+      .map(({ id, name }) => ({ id, name, pid: kernels.has(id) ? kernels.get(id).process?.pid : undefined }));
   metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
   metrics.kernelPools = () => kernels.poolCounts();
   // Read without the getter below, so a scrape does not create the terminals.
