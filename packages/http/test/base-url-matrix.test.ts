@@ -119,7 +119,10 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
         const res = await send(`?token=${s.token}&x=1`, { auth: false });
         expect(res.status, via).toBe(302);
         expect(res.headers.get('location'), via).toBe(`${s.path('tree')}?x=1`);
-        expect([...setCookies(res).keys()].some((name) => name.startsWith('username-')), via).toBe(true);
+        expect(
+          [...setCookies(res).keys()].some((name) => name.startsWith('username-')),
+          via,
+        ).toBe(true);
       }
     });
   });
