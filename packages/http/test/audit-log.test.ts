@@ -3,7 +3,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { KernelManager, SessionManager } from '@jupyterlab/services';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setCookies } from '../../../testing/cookie-jar.js';
+import { CookieJar, setCookies } from '../../../testing/cookie-jar.js';
+import { startHubDouble } from '../../../testing/hub-double.js';
 import { v4Notebook } from '../../../testing/notebooks.js';
 import { createTestApp, startServer, type TestServer } from '../../../testing/server.js';
 import { makeTempDir, removeDir } from '../../../testing/temp.js';
@@ -156,7 +157,8 @@ describe('the audit log (--audit-log)', () => {
     );
     for (const line of lines) {
       expect(Number.isNaN(Date.parse(line.time)), JSON.stringify(line)).toBe(false);
-      expect(line.user).toBe(server.app.services.audit?.localUser);
+      // Who failed to log in is not known.
+      expect(line.user).toBe(line.event === 'login.failed' ? null : server.app.services.audit?.localUser);
     }
     const find = (event: string, match: Record<string, unknown> = {}) =>
       lines.filter((l) => l.event === event && Object.entries(match).every(([k, v]) => l[k] === v));
@@ -262,5 +264,49 @@ describe('the audit log (--audit-log)', () => {
     await expect(createTestApp({ auditLog: path.join(notADir, 'audit.log') })).rejects.toThrow(
       `Cannot open the audit log ${path.join(notADir, 'audit.log')} for writing (ENOTDIR)`,
     );
+  });
+
+  it('under JupyterHub, user is the hub user of each request: the owner, an admin, a refused one', async () => {
+    const hub = await startHubDouble();
+    try {
+      const file = path.join(logDir, 'hub.log');
+      const prefix = '/user/alice/';
+      s = await startServer({ baseUrl: prefix, hub: hub.config('alice', prefix), auditLog: file });
+      const server = s;
+      hub.tokens.set('alice-oauth', { name: 'alice', scopes: ['access:servers!server=alice/'] });
+      hub.tokens.set('admin-api', { name: 'root', scopes: ['access:servers'] });
+      hub.tokens.set('mallory-oauth', { name: 'mallory', scopes: ['read:users:name!user=mallory'] });
+      const oauth = async (token: string) => {
+        const jar = new CookieJar();
+        const start = await server.fetch('tree', { auth: false });
+        jar.store(start, server.path(''));
+        const state = new URL(start.headers.get('location') as string, 'http://hub.invalid').searchParams.get('state');
+        const code = `code-${token}`;
+        hub.codes.set(code, token);
+        const query = new URLSearchParams({ code, state: state ?? '' });
+        return server.fetch(`oauth_callback?${query}`, {
+          auth: false,
+          headers: { cookie: jar.header(server.path('')) },
+        });
+      };
+      expect((await oauth('alice-oauth')).status).toBe(302);
+      expect((await oauth('mallory-oauth')).status).toBe(403);
+      const save = await server.fetch('api/contents/by-admin.txt', {
+        auth: false,
+        method: 'PUT',
+        headers: { authorization: 'token admin-api' },
+        json: { type: 'file', format: 'text', content: 'x' },
+      });
+      expect(save.status).toBe(201);
+      const { text, lines } = await readLog(file);
+      expect(lines.map(({ event, user, method }) => ({ event, user, ...(method ? { method } : {}) }))).toEqual([
+        { event: 'login', user: 'alice', method: 'jupyterhub' },
+        { event: 'login.failed', user: null, method: 'jupyterhub' },
+        { event: 'contents.save', user: 'root' },
+      ]);
+      for (const secret of ['alice-oauth', 'admin-api', 'mallory-oauth', 'code-']) expect(text).not.toContain(secret);
+    } finally {
+      await hub.close();
+    }
   });
 });

@@ -31,7 +31,8 @@ export class Auditor {
 
   /** One line for `event`, by `actor` (by default the current request's; none for the server's own). */
   record(event: string, fields: AuditFields, actor: Actor | undefined = currentActor()): void {
-    this.#log.write({ event, user: actor?.user ?? this.localUser, client: actor?.client ?? null, ...fields });
+    // With an actor its `user` stands, even `null` (a failed login: nobody known).
+    this.#log.write({ event, user: actor ? actor.user : this.localUser, client: actor?.client ?? null, ...fields });
   }
 
   /** An `execute_request` a client sent: its code as text, or its SHA-256 with `--audit-log-code hash`. */

@@ -7,3 +7,8 @@ import type { AuditFields } from './auditor.js';
 export function recordAudit(c: Context<NbserveEnv>, event: string, fields: AuditFields): void {
   c.get('services').audit?.record(event, fields, requestActor(c));
 }
+
+/** A failed login: who tried is not known, so `user` is `null`; the client's address is kept. */
+export function recordFailedLogin(c: Context<NbserveEnv>, method: string): void {
+  c.get('services').audit?.record('login.failed', { method }, { ...requestActor(c), user: null });
+}

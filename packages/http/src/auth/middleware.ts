@@ -1,7 +1,7 @@
 import { forbidden } from '@nbserve/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { recordAudit } from '../audit/record.js';
+import { recordAudit, recordFailedLogin } from '../audit/record.js';
 import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { authenticateWithHub, startHubLogin } from './hub/browser.js';
@@ -91,7 +91,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       (metrics && options.authenticateMetrics === false);
     if (c.req.query('token') !== undefined && !api && !websocket) {
       // A page opened with `?token=` is a login (a cookie is set below); a wrong one a failed one.
-      recordAudit(c, result.via === 'none' ? 'login.failed' : 'login', { method: 'url_token' });
+      if (result.via === 'none') recordFailedLogin(c, 'url_token');
+      else recordAudit(c, 'login', { method: 'url_token' });
     }
     if (result.via === 'none' && !isPublic && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {

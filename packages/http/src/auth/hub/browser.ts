@@ -2,7 +2,7 @@ import { badRequest, forbidden } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import * as v from 'valibot';
-import { recordAudit } from '../../audit/record.js';
+import { recordAudit, recordFailedLogin } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { parseWith } from '../../validate.js';
 import { safeNextPath } from '../safe-next.js';
@@ -80,7 +80,7 @@ async function oauthCallback(c: Ctx, hub: HubAuth): Promise<Response> {
   const token = await hub.client.tokenForCode(query.code);
   const identity = await hub.identify(token);
   if (!identity) {
-    recordAudit(c, 'login.failed', { method: 'jupyterhub' });
+    recordFailedLogin(c, 'jupyterhub');
     throw forbidden('You are not allowed on this server');
   }
   c.set('hubUser', identity.user.name);

@@ -1,7 +1,7 @@
 import { badRequest, escapeHtml } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
-import { recordAudit } from '../../audit/record.js';
+import { recordAudit, recordFailedLogin } from '../../audit/record.js';
 import { ensureXsrfCookie, setLoginCookie } from '../../auth/cookies.js';
 import { safeNextPath } from '../../auth/safe-next.js';
 import type { NbserveEnv } from '../../env.js';
@@ -57,7 +57,7 @@ export function registerLoginRoutes(app: Hono<NbserveEnv>): void {
       return c.redirect(next, 302);
     }
     options.logger.warn('Failed login attempt');
-    recordAudit(c, 'login.failed', { method: 'form' });
+    recordFailedLogin(c, 'form');
     return renderLogin(c, next, 'Invalid credentials', (await auth.passwordHash()) !== '');
   });
 }
