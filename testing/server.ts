@@ -166,18 +166,24 @@ export async function createTestApp(options: StartServerOptions = {}): Promise<T
     await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', '3000'] });
   }
   const logger = recordingLogger();
-  const app = createApp({
-    root,
-    token: TOKEN,
-    configDir: path.join(dir, 'config'),
-    dataDir: path.join(dir, 'data'),
-    runtimeDir,
-    logger,
-    ...(floodKernels ? { kernelSpecDirs: [kernelsDir, '/usr/share/jupyter/kernels'] } : {}),
-    // never the user's own prebuilt JupyterLab extensions
-    labExtensionsDirs: [path.join(dir, 'labextensions')],
-    ...appOptions,
-  });
+  let app: NbserveApp;
+  try {
+    app = createApp({
+      root,
+      token: TOKEN,
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      runtimeDir,
+      logger,
+      ...(floodKernels ? { kernelSpecDirs: [kernelsDir, '/usr/share/jupyter/kernels'] } : {}),
+      // never the user's own prebuilt JupyterLab extensions
+      labExtensionsDirs: [path.join(dir, 'labextensions')],
+      ...appOptions,
+    });
+  } catch (error) {
+    await removeDir(dir); // an app that cannot start (a bad option) leaves nothing behind
+    throw error;
+  }
   const host: FetchApp = mountPrefix ? new Hono().route(mountPrefix, app) : app;
   const prefix = joinPrefix(mountPrefix, app.services.options.baseUrl);
   const absolute = (relative: string) => (relative.startsWith('/') ? relative : `${prefix}${relative}`);

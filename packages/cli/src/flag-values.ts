@@ -32,6 +32,15 @@ export function parseFlagValue(flag: FlagSpec, raw: string): unknown {
       }
       return value;
     }
+    case 'number': {
+      const parsed = v.safeParse(v.pipe(v.string(), v.trim(), v.regex(/^\d+(?:\.\d+)?$/), v.transform(Number)), raw);
+      if (!parsed.success) fail(flag, `expected a number, got ${JSON.stringify(raw)}`);
+      const value = parsed.output;
+      if ((flag.min !== undefined && value < flag.min) || (flag.max !== undefined && value > flag.max)) {
+        fail(flag, `must be between ${flag.min} and ${flag.max}`);
+      }
+      return value;
+    }
     case 'size': {
       const parsed = v.safeParse(SizeSchema, raw);
       if (!parsed.success) fail(flag, `expected bytes (e.g. 1048576 or 512M), got ${JSON.stringify(raw)}`);

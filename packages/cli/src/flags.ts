@@ -1,11 +1,12 @@
 import type { ComputedDefaults, Defaults } from '@nbserve/http';
+import { OPERATIONS_FLAGS } from './flags-operations.js';
 
 /**
  * Every flag of `nbserve [root]`, in one table. To add a flag, add a row: commander, `--help`,
  * `--flag=value`, `--x`/`--no-x` pairs and docs/configuration.md all follow from it. A `list`
  * flag may also be repeated; `pairs` is a repeatable `NAME=VALUE`, collected into an object.
  */
-export type FlagType = 'boolean' | 'string' | 'integer' | 'list' | 'size' | 'pairs';
+export type FlagType = 'boolean' | 'string' | 'integer' | 'number' | 'list' | 'size' | 'pairs';
 
 export interface FlagSpec {
   /** Long name without dashes: `port` is `--port`, a boolean `browser` is also `--no-browser`. */
@@ -17,7 +18,7 @@ export interface FlagSpec {
    */
   option: string;
   description: string;
-  /** For `integer`, and `pairs` whose values are whole numbers: the allowed range. */
+  /** For `integer` and `number`, and `pairs` whose values are whole numbers: the allowed range. */
   min?: number;
   max?: number;
   /** Placeholder in `--help`, e.g. `<port>`. */
@@ -420,4 +421,5 @@ export const FLAGS: readonly FlagSpec[] = [
     option: 'exposeAppInBrowser',
     description: "JupyterLab's page exposes its app as window.jupyterapp (for tests and scripts)",
   },
+  ...OPERATIONS_FLAGS,
 ] satisfies readonly DefaultedFlag[];

@@ -25,6 +25,7 @@ function changed(key: string, value: unknown): unknown {
   if (Array.isArray(value)) return [`changed-${key}.example`];
   if (key === 'baseUrl') return '/changed/';
   if (key === 'ip') return '10.9.8.7';
+  if (key === 'auditLogCode') return value === 'text' ? 'hash' : 'text';
   return `changed-${key}`;
 }
 

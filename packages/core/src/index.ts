@@ -1,3 +1,4 @@
+export * from './audit/index.js';
 export * from './clusters/index.js';
 export * from './collaboration/index.js';
 export * from './config/index.js';
@@ -15,6 +16,7 @@ export * as protocol from './protocol/index.js';
 export * from './rst/index.js';
 export * from './sessions/index.js';
 export * from './terminals/index.js';
+export * from './usage/index.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { isObject } from './util/is-object.js';
 export {

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
+import { auditActor } from './audit/actor.js';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { registerHubRoutes } from './auth/hub/browser.js';
@@ -26,6 +27,7 @@ import { registerKernelSpecRoutes } from './routes/api/kernelspecs.js';
 import { registerMeRoutes } from './routes/api/me.js';
 import { registerNbconvertApiRoutes } from './routes/api/nbconvert.js';
 import { registerNotebooksRedirect } from './routes/api/notebooks-redirect.js';
+import { registerResourceUsageRoutes } from './routes/api/resource-usage.js';
 import { registerSessionRoutes } from './routes/api/sessions.js';
 import { registerShutdownRoutes } from './routes/api/shutdown.js';
 import { registerSpecRoutes } from './routes/api/spec.js';
@@ -105,11 +107,13 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   api.use('*', corsGuard());
   api.use('*', bodyLimit());
   api.use('*', authMiddleware());
+  api.use('*', auditActor());
   api.use('*', async (c, next) => {
-    // Status polling, metrics scrapes and CSP reports are not activity (jupyter_server does the
-    // same), everything else is.
+    // Status polling, metrics scrapes (the resource-usage status bar's too) and CSP reports are
+    // not activity (jupyter_server does the same), everything else is.
     const relPath = c.get('relPath');
-    if (relPath !== '/api/status' && relPath !== CSP_REPORT_PATH && relPath !== METRICS_PATH) {
+    const polling = relPath === '/api/status' || relPath.startsWith('/api/metrics/v1') || relPath === METRICS_PATH;
+    if (!polling && relPath !== CSP_REPORT_PATH) {
       services.activity.touch();
     }
     await next();
@@ -118,6 +122,7 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   // Routes: one registration line per resource.
   registerStatusRoutes(api);
   registerMetricsRoutes(api);
+  registerResourceUsageRoutes(api);
   registerSpecRoutes(api);
   registerCspReportRoutes(api);
   registerMeRoutes(api);

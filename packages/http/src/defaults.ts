@@ -77,6 +77,18 @@ const defaults = {
   collaborationSaveDelay: 1,
   /** JupyterLab's page config `exposeAppInBrowser` (`window.jupyterapp`). */
   exposeAppInBrowser: false,
+  /** Audit lines record the code a client runs as `text`, or its SHA-256 (`hash`). */
+  auditLogCode: 'text' as 'text' | 'hash',
+  /** Bytes; the audit log is rotated before it grows past this; 0 = never. */
+  auditLogMaxBytes: 100 * MiB,
+  /** Rotated audit log files kept. */
+  auditLogBackups: 5,
+  /** Fraction of `memLimit` left below which `/api/metrics/v1` says `warn`, as jupyter-resource-usage. */
+  memWarningThreshold: 0.1,
+  /** `/api/metrics/v1` also reports CPU use (`cpu_percent`, `cpu_count`). */
+  trackCpuPercent: false,
+  /** CPUs the server may use, in `limits.cpu`; 0 = no limit (jupyter-resource-usage reads `CPU_LIMIT`). */
+  cpuLimit: 0,
 };
 
 /** The type of `DEFAULTS`, for a table with other values (tests, embedders with their own defaults). */
@@ -109,6 +121,8 @@ export const COMPUTED_DEFAULTS = Object.freeze({
   notebookDir: 'the root argument, else $JUPYTERHUB_ROOT_DIR in hub mode, else the current directory',
   hubMode: 'on when $JUPYTERHUB_SERVICE_URL and $JUPYTERHUB_API_TOKEN are set',
   terminalShell: '$SHELL (else /bin/sh) as a login shell',
+  auditLog: 'none (no audit log)',
+  memLimit: '$MEM_LIMIT (bytes), else no limit',
 });
 
 export type ComputedDefaults = typeof COMPUTED_DEFAULTS;

@@ -13,6 +13,8 @@ export interface NbserveEnv {
     relPath: string;
     /** How the request was authenticated; set by the auth middleware. */
     authVia: 'token' | 'cookie' | 'none' | 'disabled';
+    /** The JupyterHub user a hub token or login cookie belongs to (hub mode); set by the auth middleware. */
+    hubUser?: string;
     /** A random id for this request, in its log line. */
     requestId: string;
     /** The kernel this request is about, for its log line; set by the kernel and session routes. */

@@ -160,6 +160,22 @@ export interface NbserveOptions {
   labExtensionsDirs?: readonly string[];
   /** JupyterLab's page config `exposeAppInBrowser`: the app is `window.jupyterapp` (for tests and scripts). */
   exposeAppInBrowser: boolean;
+  /** The audit log: a file appended to, or `-` for stderr (docs/operations.md); none when unset. */
+  auditLog?: string;
+  /** The code of an `execute_request` in the audit log: `text`, or `hash` (its SHA-256). */
+  auditLogCode: 'text' | 'hash';
+  /** Bytes after which the audit log is rotated; 0 = never. */
+  auditLogMaxBytes: number;
+  /** Rotated audit log files kept (`<file>.1` … `<file>.<n>`). */
+  auditLogBackups: number;
+  /** Memory the server and its kernels and terminals may use, in bytes (`limits.memory.rss`); 0 = none. */
+  memLimit: number;
+  /** `limits.memory.warn` once less than this fraction of `memLimit` is left. */
+  memWarningThreshold: number;
+  /** `/api/metrics/v1` reports `cpu_percent` and `cpu_count` too. */
+  trackCpuPercent: boolean;
+  /** CPUs (`limits.cpu.cpu`); 0 = no limit. */
+  cpuLimit: number;
   /** Embedders and tests: the rooms' other limits and timings (see `COLLABORATION_DEFAULTS` in core). */
   collaborationTuning?: Readonly<Partial<Omit<CollaborationOptions, 'contents' | 'dataDir' | 'warn'>>>;
 }
@@ -235,7 +251,26 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     collaboration: input.collaboration ?? defaults.collaboration,
     collaborationSaveDelay: input.collaborationSaveDelay ?? defaults.collaborationSaveDelay,
     exposeAppInBrowser: input.exposeAppInBrowser ?? defaults.exposeAppInBrowser,
+    auditLogCode: auditLogCode(input.auditLogCode ?? defaults.auditLogCode),
+    auditLogMaxBytes: input.auditLogMaxBytes ?? defaults.auditLogMaxBytes,
+    auditLogBackups: input.auditLogBackups ?? defaults.auditLogBackups,
+    memLimit: input.memLimit ?? envNumber('MEM_LIMIT', 0),
+    memWarningThreshold: input.memWarningThreshold ?? defaults.memWarningThreshold,
+    trackCpuPercent: input.trackCpuPercent ?? defaults.trackCpuPercent,
+    cpuLimit: input.cpuLimit ?? defaults.cpuLimit,
   };
+}
+
+function auditLogCode(value: string): 'text' | 'hash' {
+  if (value === 'text' || value === 'hash') return value;
+  throw new Error(`Invalid audit log code setting ${JSON.stringify(value)}: use text or hash`);
+}
+
+/** A whole number of bytes from the environment (`MEM_LIMIT`, as jupyter-resource-usage reads it); else `fallback`. */
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw || !/^\d+$/.test(raw)) return fallback;
+  return Number(raw);
 }
 
 /**

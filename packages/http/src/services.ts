@@ -15,6 +15,7 @@ import {
   GatewayProvisioner,
   IpclusterProvider,
   KernelManager,
+  type KernelManagerOptions,
   type KernelProvisioner,
   KernelSpecManager,
   type KernelSpecSource,
@@ -30,6 +31,9 @@ import {
 } from '@nbserve/core';
 import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
+import { AuditedKernelManager } from './audit/audited-kernels.js';
+import { Auditor } from './audit/auditor.js';
+import { executeRecorder } from './audit/execute.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
 import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
@@ -54,6 +58,8 @@ export interface Services {
   readonly config: ConfigSections;
   /** Start time, last activity and live counts for `/api/status`. */
   readonly activity: Activity;
+  /** The audit log (`--audit-log`): who did what; `null` when off. */
+  readonly audit: Auditor | null;
   /** Request durations, running kernels and terminals, open WebSockets for `/metrics`. */
   readonly metrics: Metrics;
   /** The one user of this server (`/api/me`). */
@@ -122,10 +128,16 @@ export function createServices(options: NbserveOptions): Services {
   let terminals: TerminalServices | null | undefined;
   let lab: LabServices | undefined;
   const activity = new Activity();
-  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity);
+  // First: a log that cannot be written stops the start before anything is started.
+  const audit = options.auditLog ? new Auditor({ ...options, auditLog: options.auditLog }) : null;
+  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity, audit);
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
-  const metrics = new Metrics(activity);
+  const metrics = new Metrics(activity, options);
+  metrics.resources.kernels = () =>
+    kernels
+      .list()
+      .map(({ id, name }) => ({ id, name, pid: kernels.has(id) ? kernels.get(id).process?.pid : undefined }));
   metrics.kernelNames = () => kernels.list().map((kernel) => kernel.name);
   metrics.kernelPools = () => kernels.poolCounts();
   // Read without the getter below, so a scrape does not create the terminals.
@@ -137,6 +149,7 @@ export function createServices(options: NbserveOptions): Services {
     hub,
     config: new ConfigSections(options.configDir),
     activity,
+    audit,
     metrics,
     contents,
     get clusters() {
@@ -190,6 +203,7 @@ export function createServices(options: NbserveOptions): Services {
       terminals?.sockets.close();
       await Promise.all([kernels.shutdownAll(), terminals?.manager.close()]);
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
+      audit?.close();
     },
   };
 }
@@ -316,11 +330,11 @@ function localBackend(options: NbserveOptions, warn: (message: string) => void) 
 }
 
 /** Kernelspecs, kernels, sessions, channels. */
-function createKernelServices(options: NbserveOptions, activity: Activity) {
+function createKernelServices(options: NbserveOptions, activity: Activity, audit: Auditor | null) {
   const warn = (message: string) => options.logger.warn(message);
   const { kernelspecs, provisioner }: { kernelspecs: KernelSpecSource; provisioner: KernelProvisioner } =
     options.gatewayUrl ? gatewayBackend(options, options.gatewayUrl, warn) : localBackend(options, warn);
-  const kernels = new KernelManager({
+  const managerOptions: KernelManagerOptions = {
     kernelspecs,
     provisioner,
     rootDir: options.root,
@@ -334,7 +348,8 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     },
     ...(options.gatewayUrl ? {} : { pools: options.kernelPools }),
     warn,
-  });
+  };
+  const kernels = audit ? new AuditedKernelManager(managerOptions, audit) : new KernelManager(managerOptions);
   startKernelPools(options, kernels);
   const sessions = new SessionManager({ kernels });
   const channels = new ChannelsHub(kernels, {
@@ -350,6 +365,7 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     replayMaxAgeMs: options.kernelBufferMaxAge * 1000,
     warn,
     onActivity: () => activity.touch(),
+    ...(audit ? { onExecute: executeRecorder(audit, sessions) } : {}),
   });
   return { kernelspecs, kernels, sessions, channels };
 }

@@ -95,6 +95,27 @@ describe('token authentication', () => {
     expect(html.status).toBe(302);
   });
 
+  it('no redirect echoes ?token=: GET /, trailing-slash pages and login next= set the cookie and drop it', async () => {
+    const cases: [string, Record<string, string>, string][] = [
+      // curl or a script: the root still redirects, and the cookie replaces the token.
+      [`/?token=${TOKEN}`, { accept: '*/*' }, '/tree'],
+      [`/?x=1&token=${TOKEN}#top`, { accept: '*/*' }, '/tree?x=1'],
+      [`/?token=${TOKEN}`, { accept: 'text/html' }, '/'],
+      [`/elsewhere/?token=${TOKEN}&x=1`, { accept: '*/*' }, '/elsewhere?x=1'],
+      [`/login?next=${encodeURIComponent(`/tree?token=${TOKEN}&y=2`)}&token=${TOKEN}`, { accept: '*/*' }, '/tree?y=2'],
+    ];
+    for (const [path, headers, location] of cases) {
+      const res = await f.app.request(url(path), { headers });
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get('location'), path).toBe(location);
+      expect(res.headers.get('location'), path).not.toContain(TOKEN);
+      expect([...setCookies(res).keys()], path).toContain('username-localhost');
+    }
+    // An API client has no cookie jar: its trailing-slash redirect keeps the token it sent.
+    const api = await f.app.request(url(`/api/nope/?token=${TOKEN}`));
+    expect(api.headers.get('location')).toBe(`/api/nope?token=${TOKEN}`);
+  });
+
   it('the login cookie authenticates later requests, and only on the same Host', async () => {
     const { cookie } = await loginCookies(f.app);
     expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(200);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ContentsManager, KernelManager, type KernelMessage, SessionManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCollabClient } from '../../../testing/collaboration.js';
-import { CookieJar } from '../../../testing/cookie-jar.js';
+import { CookieJar, setCookies } from '../../../testing/cookie-jar.js';
 import { writeLabAppDir } from '../../../testing/lab-app.js';
 import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { scrape } from '../../../testing/prometheus.js';
@@ -120,11 +120,15 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
       }
     });
 
-    it('the root keeps the query and answers token requests without a browser', async () => {
+    it('the root keeps the query but not the token, which the login cookie now holds', async () => {
       for (const [via, send] of transports) {
         const res = await send(`?token=${s.token}&x=1`, { auth: false });
         expect(res.status, via).toBe(302);
-        expect(res.headers.get('location'), via).toBe(`${s.path('tree')}?token=${s.token}&x=1`);
+        expect(res.headers.get('location'), via).toBe(`${s.path('tree')}?x=1`);
+        expect(
+          [...setCookies(res).keys()].some((name) => name.startsWith('username-')),
+          via,
+        ).toBe(true);
       }
     });
   });
@@ -359,6 +363,11 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
           expect(['/', '*'], via).toContain(handler[0]);
         }
         expect((await send('metrics', { auth: false })).status, via).toBe(403);
+        const usage = await send('api/metrics/v1');
+        expect(await usage.json(), via).toMatchObject({ rss: expect.any(Number), limits: { memory: { rss: 0 } } });
+        expect((await send('api/metrics/v1', { auth: false })).status, via).toBe(403);
+        const unknown = await send('api/metrics/v1/kernel_usage/get_usage/00000000-0000-0000-0000-000000000000');
+        expect(unknown.status, via).toBe(404);
       }
     });
 

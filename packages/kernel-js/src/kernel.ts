@@ -7,6 +7,7 @@ import type { ErrorContent, FromWorker, Language } from './engine/messages.js';
 import { EngineThread } from './engine-thread.js';
 import { History } from './history.js';
 import { kernelInfo } from './kernel-info.js';
+import { UsageReporter } from './usage.js';
 
 type Header = protocol.MessageHeader;
 
@@ -50,6 +51,7 @@ export class JsKernel {
   readonly #cells = new Map<number, CellRequest>();
   readonly #doneWaiters = new Map<number, (done: Extract<FromWorker, { type: 'done' }>) => void>();
   readonly #replyWaiters = new Map<number, (content: Content) => void>();
+  readonly #usage = new UsageReporter();
   /** input_request msg_id -> the worker's pending input id. */
   readonly #inputs = new Map<string, number>();
   #shellQueue: Promise<void> = Promise.resolve();
@@ -401,6 +403,9 @@ export class JsKernel {
           break;
         case 'debug_request':
           await this.#reply(control, incoming, {});
+          break;
+        case 'usage_request':
+          await this.#reply(control, incoming, this.#usage.reply());
           break;
         default:
           break;

@@ -1,12 +1,14 @@
 import { forbidden } from '@nbserve/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { recordAudit, recordFailedLogin } from '../audit/record.js';
 import type { NbserveEnv } from '../env.js';
 import { ensureXsrfCookie, readLoginCookie, requestHost, setLoginCookie } from './cookies.js';
 import { authenticateWithHub, startHubLogin } from './hub/browser.js';
 import { checkWebSocketOrigin } from './origin.js';
 import { isApiPath, isLegacyChannelSocket, isPublicPath, METRICS_PATH, SAFE_METHODS, skipsXsrfCheck } from './paths.js';
 import { localRedirectTarget } from './safe-next.js';
+import { searchWithoutToken } from './token-query.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from './xsrf.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -25,8 +27,7 @@ function isBrowserNavigation(c: Ctx): boolean {
 /** Path and query as the client sent them, with `token` removed (it must not end up in `next=`). */
 function pathWithoutToken(c: Ctx): string {
   const url = new URL(c.req.url);
-  url.searchParams.delete('token');
-  return `${url.pathname}${url.search}`;
+  return `${url.pathname}${searchWithoutToken(c.req.url)}`;
 }
 
 async function submittedXsrf(c: Ctx): Promise<string | undefined> {
@@ -88,6 +89,11 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       isPublicPath(relPath, method) ||
       (hub !== null && relPath === hub.callbackRelPath) ||
       (metrics && options.authenticateMetrics === false);
+    if (c.req.query('token') !== undefined && !api && !websocket) {
+      // A page opened with `?token=` is a login (a cookie is set below); a wrong one a failed one.
+      if (result.via === 'none') recordFailedLogin(c, 'url_token');
+      else recordAudit(c, 'login', { method: 'url_token' });
+    }
     if (result.via === 'none' && !isPublic && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {
         if (hub) return startHubLogin(c, hub, pathWithoutToken(c));

@@ -1,3 +1,5 @@
+import { withoutTokenParam } from './token-query.js';
+
 /** An origin no request can have: targets are resolved against it to see where a browser would go. */
 const PROBE_ORIGIN = 'http://nbserve.invalid';
 /** A second, unrelated origin: a target that lands elsewhere from here is not a plain path. */
@@ -46,9 +48,13 @@ export function localRedirectTarget(target: string, baseUrl: string, from: strin
   return again.origin === OTHER_ORIGIN && again.pathname === path ? result : undefined;
 }
 
-/** Where `/login` may send the browser afterwards: a local target under `baseUrl`, else `baseUrl`. */
+/**
+ * Where `/login` may send the browser afterwards: a local target under `baseUrl`, else `baseUrl`;
+ * never with a `token` in its query.
+ */
 export function safeNextPath(next: string | undefined | null, baseUrl: string): string {
-  return (next && localRedirectTarget(next, baseUrl)) || baseUrl;
+  const target = next ? localRedirectTarget(next, baseUrl) : undefined;
+  return target ? withoutTokenParam(target) : baseUrl;
 }
 
 function decodesToPlainPath(path: string): boolean {

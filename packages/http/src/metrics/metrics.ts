@@ -3,6 +3,7 @@ import { type MetricFamily, renderExposition } from './exposition.js';
 import { Histogram } from './histogram.js';
 import { type PoolCounts, poolFamilies } from './pool.js';
 import { processFamilies } from './process.js';
+import { ResourceUsage, type UsageLimits } from './resource-usage.js';
 
 /** The kinds of WebSocket the open-sockets gauge tells apart. */
 export type WebSocketKind = 'kernel' | 'legacy_kernel' | 'terminal' | 'collaboration';
@@ -42,8 +43,12 @@ export class Metrics {
   /** `--kernel-pool`'s kernels, not yet taken; the kernel services replace this. */
   kernelPools: () => PoolCounts = () => new Map();
 
-  constructor(activity: Activity) {
+  /** Memory and CPU of the server, its kernels and terminals (`/api/metrics/v1` and the usage gauges). */
+  readonly resources: ResourceUsage;
+
+  constructor(activity: Activity, limits: UsageLimits) {
     this.#activity = activity;
+    this.resources = new ResourceUsage(limits);
   }
 
   /** One finished request. `handler` is the route pattern (bounded), never the raw path. */
@@ -112,6 +117,7 @@ export class Metrics {
         })),
       },
       ...poolFamilies(this.kernelPools()),
+      ...this.resources.families(),
       ...processFamilies(),
     ];
   }

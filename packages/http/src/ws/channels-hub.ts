@@ -1,5 +1,6 @@
 import type { KernelManager } from '@nbserve/core';
 import type { WebSocket } from 'ws';
+import type { Actor } from '../audit/actor.js';
 import { type FanoutOptions, KernelFanout } from './kernel-fanout.js';
 
 /** The channels WebSocket endpoints of one server: a fan-out per kernel with open channels. */
@@ -18,14 +19,14 @@ export class ChannelsHub {
   }
 
   /** Hands an accepted WebSocket to the kernel's fan-out. The kernel must exist. */
-  connect(kernelId: string, ws: WebSocket, sessionId: string | undefined): void {
+  connect(kernelId: string, ws: WebSocket, sessionId: string | undefined, actor?: Actor): void {
     const kernel = this.#kernels.get(kernelId);
     let fanout = this.#fanouts.get(kernelId);
     if (!fanout || fanout.kernel !== kernel) {
       fanout = new KernelFanout(kernel, this.#options);
       this.#fanouts.set(kernelId, fanout);
     }
-    fanout.attach(ws, sessionId);
+    fanout.attach(ws, sessionId, actor);
   }
 
   /** Open kernel WebSockets, for `/api/status`. */

@@ -2,6 +2,7 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { badRequest } from '@nbserve/core';
 import type { Hono } from 'hono';
 import type { WebSocket } from 'ws';
+import { requestActor } from '../audit/actor.js';
 import type { NbserveEnv } from '../env.js';
 import { kernelIdParam } from '../routes/api/kernels.js';
 import { requireWebSocketUpgrade } from './upgrade-request.js';
@@ -23,12 +24,13 @@ export function registerChannelsRoute(app: Hono<NbserveEnv>): void {
     if (sessionId !== undefined && sessionId !== '' && !SESSION_ID.test(sessionId)) {
       throw badRequest('Invalid session_id');
     }
+    const actor = requestActor(c);
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
         const raw = ws.raw as WebSocket;
         metrics.trackWebSocket('kernel', raw);
         try {
-          channels.connect(id, raw, sessionId);
+          channels.connect(id, raw, sessionId, actor);
         } catch {
           // The kernel went away between the check and the handshake.
           raw.close(1011, 'Kernel is gone');

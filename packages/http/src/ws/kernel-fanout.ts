@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Kernel, type KernelClient, protocol } from '@nbserve/core';
 import type { WebSocket } from 'ws';
+import type { Actor } from '../audit/actor.js';
+import type { ExecuteListener } from '../audit/execute.js';
 import { ChannelSocket, type ChannelSocketOptions, Outgoing, serverStatus } from './channel-socket.js';
 import { type ChannelCodec, codecFor } from './codec.js';
 import { ReplayBuffer } from './replay-buffer.js';
@@ -14,6 +16,8 @@ export interface FanoutOptions extends ChannelSocketOptions {
   warn: (message: string) => void;
   /** Kernel traffic counts as server activity (`/api/status`); called at most once a second. */
   onActivity?: () => void;
+  /** Sees every shell message a client sends, with who sent it (the audit log's `execute_request`s). */
+  onExecute?: ExecuteListener;
 }
 
 /** Disconnected sessions kept for replay per kernel. */
@@ -94,7 +98,7 @@ export class KernelFanout {
   }
 
   /** Takes over a new WebSocket for `sessionId`; replaces an older socket of the same session. */
-  attach(ws: WebSocket, sessionId: string | undefined): void {
+  attach(ws: WebSocket, sessionId: string | undefined, actor?: Actor): void {
     const codec = codecFor(ws.protocol);
     const replayable = sessionId !== undefined && sessionId !== '';
     const id = replayable ? sessionId : randomUUID();
@@ -123,7 +127,7 @@ export class KernelFanout {
     const s = session;
     socket.onClose = () => this.#detach(s, socket);
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
-      this.#receive(s, socket, codec, toBuffer(data), isBinary);
+      this.#receive(s, socket, codec, toBuffer(data), isBinary, actor);
     });
 
     // Replay what arrived while the session was away, then say hello with a kernel_info reply.
@@ -134,7 +138,14 @@ export class KernelFanout {
     session.client.send('shell', protocol.toRaw(hello));
   }
 
-  #receive(session: ClientSession, socket: ChannelSocket, codec: ChannelCodec, data: Buffer, isBinary: boolean): void {
+  #receive(
+    session: ClientSession,
+    socket: ChannelSocket,
+    codec: ChannelCodec,
+    data: Buffer,
+    isBinary: boolean,
+    actor: Actor | undefined,
+  ): void {
     if (socket.closed || session.socket !== socket) return;
     let decoded: ReturnType<ChannelCodec['decode']>;
     try {
@@ -148,6 +159,7 @@ export class KernelFanout {
       return;
     }
     this.#touch();
+    if (actor && decoded.channel === 'shell') this.#options.onExecute?.(this.kernel.id, actor, decoded.raw);
     session.client.send(decoded.channel, decoded.raw);
   }
 

@@ -10,6 +10,8 @@ import {
   protocol,
 } from '@nbserve/core';
 import type { WebSocket } from 'ws';
+import type { Actor } from '../audit/actor.js';
+import type { ExecuteListener } from '../audit/execute.js';
 
 export type LegacyChannel = 'shell' | 'iopub' | 'stdin';
 
@@ -55,8 +57,12 @@ export class LegacyChannels {
   readonly #clients = new Map<string, LegacyClient>();
   readonly #open = new Set<WebSocket>();
 
-  constructor(kernels: KernelManager) {
+  readonly #onExecute: ExecuteListener | undefined;
+
+  /** `onExecute` sees every shell message a client sends (the audit log's `execute_request`s). */
+  constructor(kernels: KernelManager, onExecute?: ExecuteListener) {
     this.#kernels = kernels;
+    this.#onExecute = onExecute;
   }
 
   /**
@@ -69,6 +75,7 @@ export class LegacyChannels {
     channel: LegacyChannel,
     ws: WebSocket,
     authenticate: (frame: string) => Promise<{ ok: boolean; sessionId: string | undefined }>,
+    actor?: Actor,
   ): void {
     this.#open.add(ws);
     ws.on('close', () => this.#open.delete(ws));
@@ -99,7 +106,7 @@ export class LegacyChannels {
           ws.close(1011, 'Kernel is gone');
           return;
         }
-        receive = this.#attach(this.#kernels.get(kernelId), channel, ws, verdict.sessionId);
+        receive = this.#attach(this.#kernels.get(kernelId), channel, ws, verdict.sessionId, actor);
         for (const [frame, binary] of early.splice(0)) receive(frame, binary);
       })().catch(() => ws.close(1011, 'Internal error'));
     });
@@ -111,6 +118,7 @@ export class LegacyChannels {
     channel: LegacyChannel,
     ws: WebSocket,
     sessionId: string | undefined,
+    actor: Actor | undefined,
   ): (data: Buffer, isBinary: boolean) => void {
     // The iopub socket is read-only upstream: client frames are ignored.
     let receive: (data: Buffer, isBinary: boolean) => void = () => {};
@@ -154,7 +162,9 @@ export class LegacyChannels {
         } catch {
           return; // not a kernel message: dropped, as upstream dropped what it could not parse
         }
-        group.client.send(channel, protocol.toRaw(msg));
+        const raw = protocol.toRaw(msg);
+        if (actor && channel === 'shell') this.#onExecute?.(kernel.id, actor, raw);
+        group.client.send(channel, raw);
       };
       cleanups.push(() => {
         if (group.sockets.get(channel) === ws) group.sockets.delete(channel);

@@ -2,6 +2,7 @@ import { badRequest, forbidden } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import * as v from 'valibot';
+import { recordAudit, recordFailedLogin } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { parseWith } from '../../validate.js';
 import { safeNextPath } from '../safe-next.js';
@@ -29,10 +30,18 @@ function redirectToHub(c: Ctx, url: string): Response {
  */
 export async function authenticateWithHub(c: Ctx, hub: HubAuth): Promise<'token' | 'cookie' | 'none'> {
   const presented = presentedToken(c.req.header('authorization'), c.req.query('token'));
-  if (presented && (await hub.identify(presented.token))) return 'token';
+  const byToken = presented ? await hub.identify(presented.token) : null;
+  if (byToken) {
+    c.set('hubUser', byToken.user.name);
+    return 'token';
+  }
   const cookie = getCookie(c, hub.cookieName);
   const token = cookie ? hub.tokenFromCookie(cookie) : null;
-  if (token && (await hub.identify(token))) return 'cookie';
+  const byCookie = token ? await hub.identify(token) : null;
+  if (byCookie) {
+    c.set('hubUser', byCookie.user.name);
+    return 'cookie';
+  }
   return 'none';
 }
 
@@ -70,7 +79,12 @@ async function oauthCallback(c: Ctx, hub: HubAuth): Promise<Response> {
   if (next === null) throw forbidden('OAuth state does not match. Try logging in again.');
   const token = await hub.client.tokenForCode(query.code);
   const identity = await hub.identify(token);
-  if (!identity) throw forbidden('You are not allowed on this server');
+  if (!identity) {
+    recordFailedLogin(c, 'jupyterhub');
+    throw forbidden('You are not allowed on this server');
+  }
+  c.set('hubUser', identity.user.name);
+  recordAudit(c, 'login', { method: 'jupyterhub' });
   c.get('services').options.logger.info(`Logged in ${identity.user.kind} ${JSON.stringify(identity.user.name)}`);
   setCookie(c, hub.cookieName, hub.loginCookie(token), {
     path: c.get('baseUrl'),

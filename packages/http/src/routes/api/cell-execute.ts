@@ -1,6 +1,7 @@
 import type { ExecutionRequest } from '@nbserve/core';
 import type { Context, Hono, Next } from 'hono';
 import * as v from 'valibot';
+import { requestActor } from '../../audit/actor.js';
 import type { NbserveEnv } from '../../env.js';
 import { parseJsonBody } from '../../validate.js';
 import { collaborationOf } from './collaboration.js';
@@ -42,6 +43,17 @@ export function registerCellExecuteRoutes(app: Hono<NbserveEnv>): void {
     const kernelId = kernelIdParam(c);
     const { code, metadata } = await parseJsonBody(c, ExecuteBody);
     const request = await collaboration.executor.execute(kernelId, metadata.document_id, metadata.cell_id, code);
+    const { audit } = c.get('services');
+    // Without `code` the cell's source in the shared document runs.
+    audit?.execute(requestActor(c), {
+      kernel_id: kernelId,
+      session: null,
+      msg_id: null,
+      path: null,
+      document_id: metadata.document_id,
+      cell_id: metadata.cell_id,
+      code: code ?? '',
+    });
     const location = `${c.get('baseUrl')}api/kernels/${kernelId}/requests/${request.request_id}`;
     c.header('Location', location);
     c.header('Access-Control-Expose-Headers', 'Location');

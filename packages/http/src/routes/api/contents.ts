@@ -2,6 +2,7 @@ import { ServerResponse } from 'node:http';
 import { badRequest, type ContentsModel, type ErrorReason, materialize, type SavePrecondition } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
+import { recordAudit } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { readJsonBody, readJsonBodyBytes } from '../../validate.js';
 import { escapePath, httpDate, pathSegmentsAfter, urlBase } from '../contents-path.js';
@@ -160,11 +161,23 @@ async function put(c: Ctx, path: string): Promise<Response> {
   try {
     const contents = c.get('services').contents;
     // No body at all: Jupyter creates an untitled file in <path> as if it were a POST.
-    if (body === undefined) return created(c, 'create', await contents.newUntitled(path));
+    if (body === undefined) {
+      const model = await contents.newUntitled(path);
+      recordAudit(c, 'contents.create', { path: model.path, type: model.type });
+      return created(c, 'create', model);
+    }
     const input = parseBody(PutBody, raw ? withRealFields(body, raw) : body);
     if (input.copy_from !== undefined) throw badRequest('Cannot copy with PUT, only POST');
     const { copy_from: _ignored, ...model } = input;
     const { model: saved, created: isNew } = await contents.save(path, model, precondition(c), raw);
+    // The dashboard uploads with base64 (files) or in chunks (big files): those are uploads.
+    const upload = model.format === 'base64' || model.chunk !== undefined;
+    recordAudit(c, upload ? 'contents.upload' : 'contents.save', {
+      path: saved.path,
+      type: saved.type,
+      size: saved.size ?? null,
+      ...(model.chunk !== undefined ? { chunk: model.chunk } : {}),
+    });
     // jupyter_server: a PUT to a new path is an upload, to an existing one a save
     c.get('services').events.emitContents(isNew ? 'upload' : 'save', saved.path);
     return modelResponse(c, saved, isNew ? 201 : 200, true);
@@ -187,6 +200,12 @@ async function post(c: Ctx, path: string): Promise<Response> {
   const contents = c.get('services').contents;
   if (body.copy_from !== undefined) {
     const copy = await contents.copyInto(body.copy_from, path);
+    recordAudit(c, 'contents.copy', {
+      path: copy.path,
+      type: copy.type,
+      copy_from: body.copy_from,
+      size: copy.size ?? null,
+    });
     c.get('services').events.emitContents('copy', copy.path, body.copy_from);
     return modelResponse(c, copy, 201, true);
   }
@@ -194,6 +213,7 @@ async function post(c: Ctx, path: string): Promise<Response> {
     ...(body.type !== undefined ? { type: body.type } : {}),
     ...(body.ext !== undefined ? { ext: body.ext } : {}),
   });
+  recordAudit(c, 'contents.create', { path: model.path, type: model.type });
   return created(c, 'create', model);
 }
 
@@ -208,12 +228,14 @@ async function patch(c: Ctx, path: string): Promise<Response> {
   if (raw === undefined) throw badRequest('JSON body missing');
   const body = parseBody(PatchBody, raw);
   const model = await c.get('services').contents.rename(path, body.path ?? path);
+  recordAudit(c, 'contents.rename', { path: model.path, old_path: path });
   c.get('services').events.emitContents('rename', model.path, path);
   return modelResponse(c, model, 200, true);
 }
 
 async function remove(c: Ctx, path: string): Promise<Response> {
   await c.get('services').contents.delete(path);
+  recordAudit(c, 'contents.delete', { path });
   c.get('services').events.emitContents('delete', path);
   return c.body(null, 204);
 }
@@ -228,8 +250,10 @@ async function checkpoints(c: Ctx, path: string): Promise<Response> {
 
 async function checkpoint(c: Ctx, path: string, id: string): Promise<Response> {
   const contents = c.get('services').contents;
-  if (c.req.method === 'POST') await contents.restoreCheckpoint(path, id);
-  else await contents.deleteCheckpoint(path, id);
+  if (c.req.method === 'POST') {
+    await contents.restoreCheckpoint(path, id);
+    recordAudit(c, 'checkpoint.restore', { path, checkpoint_id: id });
+  } else await contents.deleteCheckpoint(path, id);
   return c.body(null, 204);
 }
 

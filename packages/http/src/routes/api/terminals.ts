@@ -1,6 +1,7 @@
 import { badRequest, notFound, TERMINAL_NAME, type TerminalManager } from '@nbserve/core';
 import type { Context, Hono, Next } from 'hono';
 import * as v from 'valibot';
+import { recordAudit } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { parseWith, readJsonBody } from '../../validate.js';
 
@@ -58,6 +59,7 @@ export function registerTerminalRoutes(app: Hono<NbserveEnv>): void {
     if (Array.isArray(raw)) throw badRequest('The request body must be a JSON object');
     const body = parseWith(CreateBody, raw, 'request body');
     const terminal = await terminals.create({ name: body?.name ?? undefined, cwd: body?.cwd ?? undefined });
+    recordAudit(c, 'terminal.start', { terminal: terminal.name, cwd: body?.cwd ?? null });
     return c.json(terminal.model(), 200);
   });
 
@@ -69,7 +71,9 @@ export function registerTerminalRoutes(app: Hono<NbserveEnv>): void {
   app.delete('/api/terminals/:name', async (c, next: Next) => {
     const terminals = terminalManager(c);
     if (!terminals) return next();
-    await terminals.terminate(terminalNameParam(c));
+    const name = terminalNameParam(c);
+    await terminals.terminate(name);
+    recordAudit(c, 'terminal.stop', { terminal: name });
     return c.body(null, 204);
   });
 }

@@ -3,9 +3,12 @@ import { forbidden, type KernelManager, notFound } from '@nbserve/core';
 import type { Context, Hono, Next } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { WebSocket } from 'ws';
+import { requestActor } from '../../audit/actor.js';
+import { executeRecorder } from '../../audit/execute.js';
 import { requestHost } from '../../auth/cookies.js';
 import { checkXsrf, XSRF_COOKIE, XSRF_HEADERS } from '../../auth/xsrf.js';
 import type { NbserveEnv } from '../../env.js';
+import type { Services } from '../../services.js';
 import { type LegacyChannel, LegacyChannels } from '../../ws/legacy-channels.js';
 import { credentialsAuthenticate, parseLegacyCredentials } from '../../ws/legacy-credentials.js';
 import { requireWebSocketUpgrade } from '../../ws/upgrade-request.js';
@@ -19,10 +22,11 @@ const ACTIONS = new Set<string>(['restart', 'interrupt', 'kill']);
 // One adapter per kernel manager (per server), created on first use.
 const adapters = new WeakMap<KernelManager, LegacyChannels>();
 
-function legacyChannels(kernels: KernelManager): LegacyChannels {
+function legacyChannels(services: Services): LegacyChannels {
+  const { kernels, audit, sessions } = services;
   let adapter = adapters.get(kernels);
   if (!adapter) {
-    adapter = new LegacyChannels(kernels);
+    adapter = new LegacyChannels(kernels, audit ? executeRecorder(audit, sessions) : undefined);
     adapters.set(kernels, adapter);
   }
   return adapter;
@@ -130,16 +134,23 @@ async function channelSocket(c: Ctx, next: Next, channel: LegacyChannel): Promis
   requireWebSocketUpgrade(c);
   const upgradeAuthenticated = c.get('authVia') !== 'none';
   const host = requestHost(c);
-  const adapter = legacyChannels(kernels);
+  const adapter = legacyChannels(c.get('services'));
+  const actor = requestActor(c);
   const handler = upgradeWebSocket(() => ({
     onOpen(_event, ws) {
       metrics.trackWebSocket('legacy_kernel', ws.raw as WebSocket);
-      adapter.accept(id, channel, ws.raw as WebSocket, async (frame) => {
-        const credentials = parseLegacyCredentials(frame);
-        if (!credentials) return { ok: false, sessionId: undefined };
-        const ok = upgradeAuthenticated || (await credentialsAuthenticate(credentials, auth, host));
-        return { ok, sessionId: credentials.sessionId };
-      });
+      adapter.accept(
+        id,
+        channel,
+        ws.raw as WebSocket,
+        async (frame) => {
+          const credentials = parseLegacyCredentials(frame);
+          if (!credentials) return { ok: false, sessionId: undefined };
+          const ok = upgradeAuthenticated || (await credentialsAuthenticate(credentials, auth, host));
+          return { ok, sessionId: credentials.sessionId };
+        },
+        actor,
+      );
     },
   }));
   return (await handler(c, next)) ?? undefined;

@@ -1,6 +1,7 @@
 import { badRequest, JsonTooDeepError, LEGACY_ID_PATTERN, notebookFromPy, parseUntrustedJson } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
+import { recordAudit } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { readBodyText } from '../../request-body.js';
 import type { Services } from '../../services.js';
@@ -34,6 +35,7 @@ export function registerLegacyNotebookRoutes(app: Hono<NbserveEnv>): void {
     const query = readQuery(c);
     const body = await readNotebookBody(c, query.format);
     const entry = await c.get('services').legacyNotebooks.create(body, query.name);
+    recordAudit(c, 'contents.create', { path: entry.path, notebook_id: entry.notebook_id });
     c.header('Location', `${c.get('baseUrl')}notebooks/${entry.notebook_id}`);
     return c.json(entry.notebook_id);
   });
@@ -69,13 +71,21 @@ export function registerLegacyNotebookRoutes(app: Hono<NbserveEnv>): void {
     const before = await services.legacyNotebooks.pathOf(id);
     const after = await services.legacyNotebooks.save(id, body, query.name);
     if (after.path !== before) await followSession(services, before, after.path);
+    recordAudit(c, after.path !== before ? 'contents.rename' : 'contents.save', {
+      path: after.path,
+      ...(after.path !== before ? { old_path: before } : {}),
+      notebook_id: id,
+    });
     return c.body(null, 204);
   });
 
   app.delete('/notebooks/:id', async (c, next) => {
     const id = await legacyIdOrNext(c);
     if (id === undefined) return next();
-    await c.get('services').legacyNotebooks.delete(id);
+    const legacy = c.get('services').legacyNotebooks;
+    const path = await legacy.pathOf(id);
+    await legacy.delete(id);
+    recordAudit(c, 'contents.delete', { path, notebook_id: id });
     return c.body(null, 204);
   });
 
@@ -99,8 +109,14 @@ export function registerLegacyNotebookRoutes(app: Hono<NbserveEnv>): void {
     const checkpoint = c.req.param('checkpoint');
     if (!CHECKPOINT_ID.test(checkpoint)) throw badRequest('Invalid checkpoint id');
     const legacy = c.get('services').legacyNotebooks;
-    if (c.req.method === 'POST') await legacy.restoreCheckpoint(id, checkpoint);
-    else await legacy.deleteCheckpoint(id, checkpoint);
+    if (c.req.method === 'POST') {
+      await legacy.restoreCheckpoint(id, checkpoint);
+      recordAudit(c, 'checkpoint.restore', {
+        path: await legacy.pathOf(id),
+        checkpoint_id: checkpoint,
+        notebook_id: id,
+      });
+    } else await legacy.deleteCheckpoint(id, checkpoint);
     return c.body(null, 204);
   });
 }

@@ -1,6 +1,7 @@
 import { LEGACY_ID_PATTERN } from '@nbserve/core';
 import { getWebAssets, PAGE_CSP } from '@nbserve/web';
 import type { Context, Hono } from 'hono';
+import { recordAudit } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { printRenderer } from '../web/print-renderer.js';
 
@@ -36,6 +37,7 @@ export function registerLegacyPageRoutes(app: Hono<NbserveEnv>): void {
     const legacy = c.get('services').legacyNotebooks;
     if (!(await legacy.has(id))) return next();
     const copy = await legacy.copy(id);
+    recordAudit(c, 'contents.copy', { path: copy.path, copy_from: await legacy.pathOf(id), notebook_id: id });
     return c.redirect(pageUrl(c, copy.path), 302);
   });
 

@@ -1,6 +1,7 @@
 import { badRequest, escapeHtml } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
+import { recordAudit, recordFailedLogin } from '../../audit/record.js';
 import { ensureXsrfCookie, setLoginCookie } from '../../auth/cookies.js';
 import { safeNextPath } from '../../auth/safe-next.js';
 import type { NbserveEnv } from '../../env.js';
@@ -52,9 +53,11 @@ export function registerLoginRoutes(app: Hono<NbserveEnv>): void {
     if (c.get('authVia') === 'disabled') return c.redirect(next, 302);
     if (await auth.checkCredential(form.password)) {
       await setLoginCookie(c);
+      recordAudit(c, 'login', { method: 'form' });
       return c.redirect(next, 302);
     }
     options.logger.warn('Failed login attempt');
+    recordFailedLogin(c, 'form');
     return renderLogin(c, next, 'Invalid credentials', (await auth.passwordHash()) !== '');
   });
 }

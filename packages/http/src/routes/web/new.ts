@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { recordAudit } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
 import { pageUrl } from './page-response.js';
 
@@ -9,6 +10,7 @@ import { pageUrl } from './page-response.js';
 export function registerNewNotebookRoutes(app: Hono<NbserveEnv>): void {
   app.get('/new', async (c) => {
     const model = await c.get('services').contents.newUntitled('', { type: 'notebook' });
+    recordAudit(c, 'contents.create', { path: model.path, type: model.type });
     return c.redirect(pageUrl(c, 'notebooks', model.path), 302);
   });
 }

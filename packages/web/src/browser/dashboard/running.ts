@@ -4,6 +4,7 @@ import { api, type KernelModel, type SessionModel, type TerminalModel } from '..
 import { pageConfig } from '../lib/config.js';
 import { h, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
+import { formatUsage, kernelUsage } from '../lib/kernel-usage.js';
 
 /** The Running tab: notebook sessions, bare kernels and terminals, each with a Shutdown button. */
 export class RunningView {
@@ -31,6 +32,7 @@ export class RunningView {
             h('a', { href: url(base, s.type === 'notebook' ? 'notebooks' : 'edit', s.path) }, s.path),
           ),
           h('span', { className: 'col col-kernel' }, `${s.kernel?.name ?? ''} · ${s.kernel?.execution_state ?? ''}`),
+          this.usageCell(s.kernel?.id),
           h('span', { className: 'col col-date' }, s.kernel?.last_activity ? formatTime(s.kernel.last_activity) : ''),
           this.shutdownButton(`api/sessions/${s.id}`),
         ),
@@ -41,6 +43,7 @@ export class RunningView {
           { className: 'row', 'data-kernel': k.id },
           h('span', { className: 'col col-name' }, `Kernel ${k.id.slice(0, 8)}`),
           h('span', { className: 'col col-kernel' }, `${k.name} · ${k.execution_state ?? ''}`),
+          this.usageCell(k.id),
           h('span', { className: 'col col-date' }, k.last_activity ? formatTime(k.last_activity) : ''),
           this.shutdownButton(`api/kernels/${k.id}`),
         ),
@@ -56,6 +59,7 @@ export class RunningView {
             h('a', { href: url(base, 'terminals', t.name) }, `Terminal ${t.name}`),
           ),
           h('span', { className: 'col col-kernel' }, ''),
+          h('span', { className: 'col col-usage' }, ''),
           h('span', { className: 'col col-date' }, formatTime(t.last_activity)),
           this.shutdownButton(`api/terminals/${encodePath(t.name)}`),
         ),
@@ -81,6 +85,17 @@ export class RunningView {
         h('p', { className: 'error' }, error instanceof Error ? error.message : String(error)),
       );
     }
+  }
+
+  /** The kernel's memory and CPU, filled in once it answered (rows show at once without them). */
+  private usageCell(kernelId: string | undefined): HTMLElement {
+    const cell = h('span', { className: 'col col-usage' }, '');
+    if (kernelId) {
+      void kernelUsage(kernelId).then((usage) => {
+        if (usage) cell.textContent = formatUsage(usage);
+      });
+    }
+    return cell;
   }
 
   private shutdownButton(route: string): HTMLElement {

@@ -62,6 +62,7 @@ export class NotebookApp {
     this.live = await LiveNotebook.open(this.notebook, this.kernel, this.path, nb);
     if (!this.live) await this.notebook.load(nb, this.notebook.trusted);
     this.chrome.showName(this.path);
+    this.chrome.watchKernelUsage(() => this.kernel.kernelId);
     this.updateSaveState(model.last_modified);
 
     this.notebook.onDirty = () => this.updateSaveState();

@@ -3,6 +3,7 @@ import type { KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
+import { watchKernelUsage } from '../lib/kernel-usage.js';
 import { themeToggle } from '../lib/theme.js';
 import type { CommandId, CommandRegistry, MenuName } from './commands.js';
 import type { KernelStatus } from './kernel.js';
@@ -35,6 +36,7 @@ export class NotebookChrome {
     'data-status': 'connecting',
     role: 'status',
   });
+  private readonly kernelUsageEl = h('span', { className: 'kernel-usage', 'aria-live': 'off' });
   private readonly trustEl = h('button', { type: 'button', className: 'trust-state' });
   private readonly modeEl = h('span', { className: 'mode-indicator' });
   private readonly kernelMenu = h('div', { className: 'menu submenu', role: 'menu', hidden: true });
@@ -80,6 +82,7 @@ export class NotebookChrome {
               'Open in JupyterLab',
             )
           : null,
+        this.kernelUsageEl,
         themeToggle(),
       ),
       renderMenuBar(this.commands, { ...extra, Kernel: [changeKernel, this.kernelMenu] }),
@@ -147,6 +150,11 @@ export class NotebookChrome {
     this.kernelStatus.textContent = status === 'dead' ? 'Dead kernel' : status[0]?.toUpperCase() + status.slice(1);
     this.kernelStatus.title = `Kernel ${status}`;
     this.kernelName.textContent = kernelName;
+  }
+
+  /** Keeps the kernel's memory and CPU beside its status, asked for every few seconds. */
+  watchKernelUsage(kernelId: () => string | undefined): void {
+    watchKernelUsage(this.kernelUsageEl, kernelId);
   }
 
   showName(path: string): void {

@@ -1,0 +1,1 @@
+export { type AuditEvent, AuditLog, type AuditLogOptions } from './audit-log.js';

@@ -1,0 +1,1 @@
+export { ProcessUsage, type TreeUsage } from './process-usage.js';
