@@ -3,17 +3,12 @@ import { internalError, timeoutError } from '../errors.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
 import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
-import { Signer } from '../protocol/signing.js';
 import type { ExecutionState, JupyterMessage, RawMessage } from '../protocol/types.js';
-import { decodeWire, encodeWire } from '../protocol/wire.js';
 import { type ClientHost, KernelClient } from './client.js';
-import { endpoint } from './connection-file.js';
 import { nextExecutionState } from './execution-state.js';
 import type { KernelProcess } from './provisioner.js';
-import { SocketWriter } from './socket-writer.js';
+import type { ChannelSet, KernelTransport } from './transport.js';
 import type { ConnectionInfo, KernelModel } from './types.js';
-import { KERNEL_SOCKET_OPTIONS, zmq } from './zmq.js';
-import { ZmtpSocket } from './zmtp-socket.js';
 
 /** Lifecycle notices the channels WebSocket turns into iopub `status` messages. */
 export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
@@ -24,9 +19,10 @@ export type IopubListener = (raw: RawMessage, msgType: string) => void;
 /** How long a kernel that answered kernel_info may take to publish its `idle` status for it. */
 const IDLE_GRACE_MS = 1000;
 
-/** One running kernel: its process, the server's own sockets to it, its state and its clients. */
+/** One running kernel: its process, the server's own channels to it, its state and its clients. */
 export class Kernel implements ClientHost {
-  readonly id: string;
+  /** Set once: a gateway kernel takes the gateway's id when it starts there (kernels/manager.ts). */
+  id: string;
   readonly name: string;
   readonly spec: KernelSpecEntry;
   /** The working directory the kernel runs in (a pooled kernel's is set when it is taken). */
@@ -34,7 +30,9 @@ export class Kernel implements ClientHost {
   /** Extra environment it was started with (e.g. JPY_SESSION_NAME), reused on restart. */
   env: Record<string, string>;
   /** The server's session id in headers of messages it sends itself. */
-  readonly session = randomUUID();
+  readonly session: string;
+  /** The routing id of the server's own shell/control channels (chosen here, so a later server can reuse it). */
+  readonly routingId: string;
   executionState: ExecutionState = 'starting';
   lastActivity: Date;
   /** Open WebSocket connections; maintained by the channels endpoint. */
@@ -46,13 +44,12 @@ export class Kernel implements ClientHost {
   malformedMessages = 0;
 
   #process: KernelProcess | undefined;
-  #connection: ConnectionInfo | undefined;
-  /** Clients' sockets connect only once the kernel is ready; until then what they send waits. */
+  #transport: KernelTransport | undefined;
+  /** Clients' channels open only once the kernel is ready; until then what they send waits. */
   #clientsOpen = false;
-  #signer: Signer | undefined;
-  #iopub: ZmtpSocket | undefined;
-  /** The server's own shell/control sockets, opened on demand (an idle kernel needs neither). */
-  readonly #own: Partial<Record<'shell' | 'control', { socket: ZmtpSocket; writer: SocketWriter }>> = {};
+  #iopub: { close(): void } | undefined;
+  /** The server's own shell/control channels, opened on demand (an idle kernel needs neither). */
+  readonly #own: Partial<Record<'shell' | 'control', ChannelSet>> = {};
   #sawIopub = false;
   /** msg_id of the request the latest iopub `idle` status answered, and who waits for the next one. */
   #lastIdleParent = '';
@@ -72,8 +69,13 @@ export class Kernel implements ClientHost {
     env: Record<string, string>;
     now: () => Date;
     warn: (message: string) => void;
+    /** An adopted kernel's, from its record; new ones otherwise. */
+    session?: string;
+    routingId?: string;
   }) {
     this.id = options.id;
+    this.session = options.session ?? randomUUID();
+    this.routingId = options.routingId ?? randomUUID();
     this.spec = options.spec;
     this.name = options.spec.name;
     this.cwd = options.cwd;
@@ -87,17 +89,19 @@ export class Kernel implements ClientHost {
     return this.#process;
   }
 
+  /** A local kernel's connection file (ports, key), once connected. */
   get connectionInfo(): ConnectionInfo | undefined {
-    return this.#connection;
+    return this.#transport?.connection;
   }
 
-  /** For clients: the connection once the kernel is ready (its iopub subscription live). */
-  get clientConnection(): ConnectionInfo | undefined {
-    return this.#clientsOpen ? this.#connection : undefined;
+  /** The channels to the current process, once it published where they are. */
+  get transport(): KernelTransport | undefined {
+    return this.#transport;
   }
 
-  get signer(): Signer | undefined {
-    return this.#signer;
+  /** For clients: the transport once the kernel is ready (its iopub subscription live). */
+  get clientTransport(): KernelTransport | undefined {
+    return this.#clientsOpen ? this.#transport : undefined;
   }
 
   model(): KernelModel {
@@ -123,9 +127,9 @@ export class Kernel implements ClientHost {
     return () => this.#lifecycleListeners.delete(listener);
   }
 
-  /** A new frontend connection with its own shell/control/stdin sockets. */
-  createClient(): KernelClient {
-    const client = new KernelClient(this);
+  /** A new frontend connection with its own shell/control/stdin channels (under `routingId`, when given). */
+  createClient(routingId?: string): KernelClient {
+    const client = new KernelClient(this, routingId);
     this.#clients.add(client);
     return client;
   }
@@ -168,20 +172,15 @@ export class Kernel implements ClientHost {
   adopt(process: KernelProcess): void {
     this.detach();
     this.#process = process;
-    this.#connection = undefined;
-    this.#signer = undefined;
+    this.#transport = undefined;
   }
 
-  /** Connects the server's iopub socket to the process's published ports; clients follow once ready. */
-  connect(info: ConnectionInfo): void {
-    this.#connection = info;
-    this.#signer = new Signer(info.key, info.signature_scheme);
+  /** Subscribes the server to the process's iopub; clients follow once ready. */
+  connect(transport: KernelTransport): void {
+    this.#transport = transport;
+    transport.onBadMessage = (kind) => this.countBadMessage(kind);
     this.#sawIopub = false;
-    const iopub = new ZmtpSocket('SUB', { ...KERNEL_SOCKET_OPTIONS, receiveHighWaterMark: 0 });
-    iopub.subscribe();
-    iopub.connect(endpoint(info, info.iopub_port));
-    this.#iopub = iopub;
-    void this.#receiveIopub(iopub);
+    this.#iopub = transport.subscribe((raw) => this.#onIopub(raw));
   }
 
   /** Closes clients' sockets until `openClients()`; what they send meanwhile waits, in order. */
@@ -192,31 +191,29 @@ export class Kernel implements ClientHost {
 
   /** Connects the clients (and those to come) to the current process; after `holdClients()`. */
   openClients(): void {
-    const info = this.#connection;
-    if (!info || this.#clientsOpen) return;
+    const transport = this.#transport;
+    if (!transport || this.#clientsOpen) return;
     this.#clientsOpen = true;
-    for (const client of this.#clients) client.attach(info);
+    for (const client of this.#clients) client.attach(transport);
   }
 
-  #ownSocket(channel: 'shell' | 'control'): SocketWriter | undefined {
+  #ownChannel(channel: 'shell' | 'control'): ChannelSet | undefined {
     const existing = this.#own[channel];
-    if (existing) return existing.writer;
-    const info = this.#connection;
-    if (!info) return undefined;
-    const socket = new ZmtpSocket('DEALER', KERNEL_SOCKET_OPTIONS);
-    socket.connect(endpoint(info, channel === 'shell' ? info.shell_port : info.control_port));
-    const writer = new SocketWriter(socket);
-    this.#own[channel] = { socket, writer };
-    void this.#receiveReplies(socket);
-    return writer;
+    if (existing) return existing;
+    const transport = this.#transport;
+    if (!transport) return undefined;
+    const opened = transport.open(this.routingId, [channel], (_channel, raw) => {
+      this.#waiters.get(peekStringField(raw.parentHeader, 'msg_id'))?.(raw);
+    });
+    this.#own[channel] = opened;
+    return opened;
   }
 
   closeOwnSocket(channel: 'shell' | 'control'): void {
     const own = this.#own[channel];
     if (!own) return;
     delete this.#own[channel];
-    own.writer.close();
-    own.socket.close();
+    own.close();
   }
 
   /** Closes every socket to the current process (before a restart or after shutdown). */
@@ -248,9 +245,8 @@ export class Kernel implements ClientHost {
   ): Promise<JupyterMessage | undefined> {
     const msg = createMessage(msgType, content, { session: this.session });
     const raw = toRaw(msg);
-    const signer = this.#signer;
-    const writer = this.#ownSocket(channel);
-    if (!writer || !signer) return undefined;
+    const own = this.#ownChannel(channel);
+    if (!own) return undefined;
     const reply = new Promise<RawMessage | undefined>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(msg.header.msg_id);
@@ -262,7 +258,7 @@ export class Kernel implements ClientHost {
         resolve(r);
       });
     });
-    writer.write(encodeWire(raw, signer));
+    own.send(channel, raw);
     const answer = await reply;
     if (!answer) return undefined;
     try {
@@ -283,20 +279,7 @@ export class Kernel implements ClientHost {
    * echo came back within `timeoutMs`: the kernel's event loop is alive, not just its process.
    */
   async heartbeat(timeoutMs = 3000): Promise<boolean> {
-    const info = this.#connection;
-    if (!info) return false;
-    const socket = new (zmq().Request)({ ...KERNEL_SOCKET_OPTIONS, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
-    try {
-      socket.connect(endpoint(info, info.hb_port));
-      const ping = Buffer.from(randomUUID());
-      await socket.send(ping);
-      const [echo] = await socket.receive();
-      return echo !== undefined && Buffer.compare(echo, ping) === 0;
-    } catch {
-      return false;
-    } finally {
-      socket.close();
-    }
+    return (await this.#transport?.heartbeat(timeoutMs)) ?? false;
   }
 
   /**
@@ -343,13 +326,11 @@ export class Kernel implements ClientHost {
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
     this.closeOwnSocket('shell');
     // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
-    // After a restart a gateway does in place, clients are still attached to the same bridge
-    // ports: reopening their sockets under the same routing id would make the bridge's ROUTER
-    // ignore the new connection (a duplicate identity), so attached clients are left alone.
-    const info = this.#connection;
-    if (info && this.#process === process && !this.#clientsOpen) {
+    // After a restart a gateway does in place, clients are still attached: they are left alone.
+    const transport = this.#transport;
+    if (transport && this.#process === process && !this.#clientsOpen) {
       this.#clientsOpen = true;
-      for (const client of this.#clients) client.attach(info);
+      for (const client of this.#clients) client.attach(transport);
     }
   }
 
@@ -371,51 +352,17 @@ export class Kernel implements ClientHost {
     return true;
   }
 
-  async #receiveReplies(socket: ZmtpSocket): Promise<void> {
-    try {
-      for await (const frames of socket) {
-        const raw = this.#verified(frames);
-        if (!raw) continue;
-        const parentId = peekStringField(raw.parentHeader, 'msg_id');
-        this.#waiters.get(parentId)?.(raw);
+  #onIopub(raw: RawMessage): void {
+    this.#sawIopub = true;
+    this.lastActivity = this.#now();
+    const msgType = peekMsgType(raw.header);
+    if (msgType === 'status') this.#trackStatus(raw);
+    for (const listener of this.#iopubListeners) {
+      try {
+        listener(raw, msgType);
+      } catch (error) {
+        this.reportListenerError(error);
       }
-    } catch {
-      // closed
-    }
-  }
-
-  #verified(frames: Uint8Array[]): RawMessage | undefined {
-    const signer = this.#signer;
-    if (!signer) return undefined;
-    try {
-      const wire = decodeWire(frames);
-      if (signer.verify(wire.signature, wire.raw)) return wire.raw;
-      this.countBadMessage('signature');
-    } catch {
-      this.countBadMessage('malformed');
-    }
-    return undefined;
-  }
-
-  async #receiveIopub(socket: ZmtpSocket): Promise<void> {
-    try {
-      for await (const frames of socket) {
-        const raw = this.#verified(frames);
-        if (!raw) continue;
-        this.#sawIopub = true;
-        this.lastActivity = this.#now();
-        const msgType = peekMsgType(raw.header);
-        if (msgType === 'status') this.#trackStatus(raw);
-        for (const listener of this.#iopubListeners) {
-          try {
-            listener(raw, msgType);
-          } catch (error) {
-            this.reportListenerError(error);
-          }
-        }
-      }
-    } catch {
-      // closed
     }
   }
 

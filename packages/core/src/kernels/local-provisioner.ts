@@ -8,6 +8,7 @@ import { waitForConnectionFile } from './connection-file.js';
 import type { PidRegistry } from './pid-registry.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
 import type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest } from './provisioner.js';
+import { ZmtpTransport } from './zmtp-transport.js';
 
 /** Process groups of kernels this process started and has not yet seen die. */
 const liveGroups = new Set<number>();
@@ -169,7 +170,7 @@ export class LocalProvisioner implements KernelProvisioner {
             'timeout',
           );
         }
-        return connection;
+        return new ZmtpTransport(connection);
       },
     );
     // The manager awaits it; this only keeps an early failure from counting as unhandled.

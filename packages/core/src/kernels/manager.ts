@@ -7,6 +7,7 @@ import { Kernel } from './kernel.js';
 import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
 import { type KernelPools, openPools, poolCanHonour } from './pool.js';
 import type { KernelProcess, RemoteKernel } from './provisioner.js';
+import { stopKernelProcess } from './stop-process.js';
 import type { KernelModel } from './types.js';
 import { resolveWorkingDir } from './working-dir.js';
 
@@ -236,17 +237,32 @@ export class KernelManager {
       timeoutMs: this.#kernelInfoTimeout,
     });
     kernel.adopt(process);
+    if (process.remote && process.remote.id !== kernel.id) this.#rename(kernel, process.remote.id);
     const ready = this.#connect(kernel, process);
     // Awaited by every caller; this only keeps a failure before that from counting as unhandled.
     ready.catch(() => {});
     return { process, ready };
   }
 
+  /**
+   * A kernel on a gateway goes by the gateway's id, as in jupyter_server's GatewayKernelManager:
+   * operators match it with the gateway's, and a later server finds it there again.
+   */
+  #rename(kernel: Kernel, id: string): void {
+    const listed = this.#kernels.get(kernel.id) === kernel;
+    const tracking = this.#tracking.get(kernel.id);
+    if (listed) this.#kernels.delete(kernel.id);
+    this.#tracking.delete(kernel.id);
+    kernel.id = id;
+    if (listed) this.#kernels.set(id, kernel);
+    if (tracking) this.#tracking.set(id, tracking);
+  }
+
   async #connect(kernel: Kernel, process: KernelProcess): Promise<void> {
     try {
-      const info = await process.connected;
+      const transport = await process.connected;
       if (kernel.process !== process) throw gone(`Kernel ${kernel.id} was restarted while starting`);
-      kernel.connect(info);
+      kernel.connect(transport);
       await kernel.waitReady(this.#kernelInfoTimeout);
     } catch (error) {
       if (kernel.process === process) kernel.detach();
@@ -356,34 +372,8 @@ export class KernelManager {
     return kernel;
   }
 
-  /**
-   * shutdown_request on control, wait; SIGTERM to the group, wait; SIGKILL. Connection file
-   * and pid record are removed either way.
-   */
-  async #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
-    const process = kernel.process;
-    if (!process) return;
-    if (process.remote) {
-      kernel.detach();
-      await process.kill();
-      return;
-    }
-    const half = (this.#options.shutdownWaitMs ?? 5000) / 2;
-    const exitedWithin = (ms: number) =>
-      Promise.race([
-        process.exited.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
-      ]);
-    if (process.isAlive()) {
-      // A kernel still starting has no ports to ask on yet: SIGTERM at once.
-      if (kernel.connectionInfo) void kernel.request('control', 'shutdown_request', { restart }, half);
-      if (!kernel.connectionInfo || !(await exitedWithin(half))) {
-        process.signal('SIGTERM');
-        await exitedWithin(half);
-      }
-    }
-    kernel.detach();
-    await process.kill();
+  #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
+    return stopKernelProcess(kernel, restart, this.#options.shutdownWaitMs ?? 5000);
   }
 
   #remove(kernel: Kernel, finalState: 'dead' | undefined): void {

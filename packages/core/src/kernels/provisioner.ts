@@ -1,5 +1,5 @@
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
-import type { ConnectionInfo } from './types.js';
+import type { KernelTransport } from './transport.js';
 
 export interface LaunchRequest {
   kernelId: string;
@@ -20,10 +20,11 @@ export interface ExitInfo {
 /** One launched kernel process (or remote kernel) as the manager sees it. */
 export interface KernelProcess {
   /**
-   * The kernel's ports and key, once it published them. Rejects with a start error (the process
-   * already killed) when the kernel exits or times out first.
+   * The channels to the kernel, once it published where they are (a local kernel its ports and
+   * key). Rejects with a start error (the process already killed) when the kernel exits or times
+   * out first.
    */
-  readonly connected: Promise<ConnectionInfo>;
+  readonly connected: Promise<KernelTransport>;
   /** Process id (= process group id for local kernels); undefined for remote kernels. */
   readonly pid: number | undefined;
   /** Resolves once the kernel process has exited. */
