@@ -1,4 +1,5 @@
 import { isNbserveError, unavailable } from '../errors.js';
+import type { KernelRecord } from '../kernels/kernel-records.js';
 import type {
   ExitInfo,
   KernelProcess,
@@ -119,6 +120,13 @@ class GatewayKernel implements KernelProcess {
     this.#close();
   }
 
+  /** Lets go of the kernel, leaving it on the gateway for a later server (`--persist-kernels`). */
+  release(): void {
+    this.channel.close();
+    this.#transport.close();
+    this.onGone();
+  }
+
   /** Shuts the kernel down on the gateway (unless it is gone already) and closes its channel. */
   async kill(): Promise<void> {
     if (!this.#gone) {
@@ -178,7 +186,25 @@ export class GatewayProvisioner implements KernelProvisioner {
       await kernel.kill(); // nothing here may keep a kernel running on the gateway
       throw error;
     }
-    const started = kernel;
+    return this.#track(kernel);
+  }
+
+  /** A kernel an earlier server started there, found again by its id; undefined when the gateway no longer has it. */
+  async reattach(record: KernelRecord): Promise<KernelProcess | undefined> {
+    if (!record.remote) return undefined;
+    const kernel = new GatewayKernel(this.#options.client, record.kernelId, this.#options.warn);
+    if (!(await kernel.stillThere())) return undefined;
+    try {
+      await kernel.channel.open();
+    } catch (error) {
+      kernel.release();
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    return this.#track(kernel);
+  }
+
+  #track(started: GatewayKernel): GatewayKernel {
     this.#live.add(started);
     started.onGone = () => {
       this.#live.delete(started);

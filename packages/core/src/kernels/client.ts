@@ -23,6 +23,8 @@ const MAX_QUEUED_WHILE_DETACHED = 1000;
  */
 export class KernelClient {
   readonly identity: string;
+  /** The channels session (WebSocket `session_id`) this client serves; '' when none. */
+  sessionId = '';
   /** Receives verified replies and stdin requests: the JSON parts as the kernel serialized them. */
   onMessage: (channel: ClientChannel, raw: RawMessage) => void = () => {};
   readonly #host: ClientHost;

@@ -4,7 +4,7 @@ import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
 import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
 import type { ExecutionState, JupyterMessage, RawMessage } from '../protocol/types.js';
-import { type ClientHost, KernelClient } from './client.js';
+import { type ClientChannel, type ClientHost, KernelClient } from './client.js';
 import { nextExecutionState } from './execution-state.js';
 import type { KernelProcess } from './provisioner.js';
 import type { ChannelSet, KernelTransport } from './transport.js';
@@ -15,6 +15,9 @@ export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
 
 /** Receives every verified iopub message once, as the kernel serialized it. */
 export type IopubListener = (raw: RawMessage, msgType: string) => void;
+
+/** Messages kept for an adopted client until a WebSocket takes it. */
+const MAX_KEPT_FOR_ADOPTED = 1000;
 
 /** How long a kernel that answered kernel_info may take to publish its `idle` status for it. */
 const IDLE_GRACE_MS = 1000;
@@ -56,6 +59,11 @@ export class Kernel implements ClientHost {
   #onIdle: (() => void) | undefined;
   readonly #waiters = new Map<string, (raw: RawMessage | undefined) => void>();
   readonly #clients = new Set<KernelClient>();
+  readonly #adopted = new Map<KernelClient, Array<[ClientChannel, RawMessage]>>();
+  /** The execute_request a cell is running in (by the kernel's busy/idle), if any. */
+  execution: { msgId: string; session: string } | undefined;
+  /** Told when what a persisted kernel's record holds changes (clients, the running cell). */
+  recordChanged: () => void = () => {};
   readonly #iopubListeners = new Set<IopubListener>();
   readonly #lifecycleListeners = new Set<(event: KernelLifecycleEvent) => void>();
   readonly #now: () => Date;
@@ -72,6 +80,7 @@ export class Kernel implements ClientHost {
     /** An adopted kernel's, from its record; new ones otherwise. */
     session?: string;
     routingId?: string;
+    lastActivity?: Date;
   }) {
     this.id = options.id;
     this.session = options.session ?? randomUUID();
@@ -82,7 +91,7 @@ export class Kernel implements ClientHost {
     this.env = options.env;
     this.#now = options.now;
     this.#warn = options.warn;
-    this.lastActivity = options.now();
+    this.lastActivity = options.lastActivity ?? options.now();
   }
 
   get process(): KernelProcess | undefined {
@@ -127,15 +136,50 @@ export class Kernel implements ClientHost {
     return () => this.#lifecycleListeners.delete(listener);
   }
 
-  /** A new frontend connection with its own shell/control/stdin channels (under `routingId`, when given). */
-  createClient(routingId?: string): KernelClient {
+  /**
+   * A new frontend connection with its own shell/control/stdin channels, under `routingId` when
+   * given; `sessionId` names the channels session it serves (kept in a persisted kernel's record).
+   */
+  createClient(routingId?: string, sessionId = ''): KernelClient {
     const client = new KernelClient(this, routingId);
+    client.sessionId = sessionId;
     this.#clients.add(client);
+    this.recordChanged();
     return client;
   }
 
   removeClient(client: KernelClient): void {
     this.#clients.delete(client);
+    this.#adopted.delete(client);
+    this.recordChanged();
+  }
+
+  /** Each client's routing id and channels session. */
+  clientRecords(): { identity: string; sessionId: string }[] {
+    return [...this.#clients].map((client) => ({ identity: client.identity, sessionId: client.sessionId }));
+  }
+
+  /**
+   * Reopens the clients of a kernel adopted from an earlier server under their routing ids, so the
+   * replies the kernel still owes them (a cell running across the restart) arrive here; what
+   * arrives is kept (bounded) until a channels WebSocket takes the client (`takeAdoptedClients`).
+   */
+  adoptClients(records: readonly { identity: string; sessionId: string }[]): void {
+    for (const { identity, sessionId } of records) {
+      const client = this.createClient(identity, sessionId);
+      const kept: Array<[ClientChannel, RawMessage]> = [];
+      this.#adopted.set(client, kept);
+      client.onMessage = (channel, raw) => {
+        if (kept.length < MAX_KEPT_FOR_ADOPTED) kept.push([channel, raw]);
+      };
+    }
+  }
+
+  /** The adopted clients no WebSocket took yet, with what they received meanwhile. */
+  takeAdoptedClients(): { client: KernelClient; received: Array<[ClientChannel, RawMessage]> }[] {
+    const taken = [...this.#adopted].map(([client, received]) => ({ client, received }));
+    this.#adopted.clear();
+    return taken;
   }
 
   noteActivity(): void {
@@ -377,6 +421,14 @@ export class Kernel implements ClientHost {
     if (state === 'idle') {
       this.#lastIdleParent = peekStringField(raw.parentHeader, 'msg_id');
       this.#onIdle?.();
+      if (this.execution?.msgId === this.#lastIdleParent) {
+        this.execution = undefined;
+        this.recordChanged();
+      }
+    } else if (state === 'busy' && peekStringField(raw.parentHeader, 'msg_type') === 'execute_request') {
+      const msgId = peekStringField(raw.parentHeader, 'msg_id');
+      this.execution = { msgId, session: peekStringField(raw.parentHeader, 'session') };
+      this.recordChanged();
     }
     // Until it is ready the kernel stays `starting` (or `restarting`): waitReady settles that.
     if (this.#clientsOpen) this.executionState = nextExecutionState(this.executionState, state, raw.parentHeader);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
 import { specToStart } from '../kernelspecs/source.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
-import { idleKernels } from './culling.js';
+import { cullingTimer, idleKernels } from './culling.js';
 import { Kernel } from './kernel.js';
 import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
 import { type KernelPools, openPools, poolCanHonour } from './pool.js';
@@ -31,7 +31,7 @@ export class KernelManager {
   readonly #now: () => Date;
   readonly #warn: (message: string) => void;
   readonly #culling: CullingOptions;
-  #cullTimer: NodeJS.Timeout | undefined;
+  readonly #cullTimer: NodeJS.Timeout | undefined;
   readonly #starting = new Set<Promise<void>>();
   #pools: KernelPools | undefined;
   #poolsStarted: Promise<void> | undefined;
@@ -47,10 +47,7 @@ export class KernelManager {
       connected: options.culling?.connected ?? false,
       busy: options.culling?.busy ?? false,
     };
-    if (this.#culling.idleTimeout > 0 && this.#culling.interval > 0) {
-      this.#cullTimer = setInterval(() => void this.cullIdle(), this.#culling.interval * 1000);
-      this.#cullTimer.unref();
-    }
+    this.#cullTimer = cullingTimer(this.#culling, () => void this.cullIdle());
   }
 
   get #kernelInfoTimeout(): number {
@@ -244,10 +241,7 @@ export class KernelManager {
     return { process, ready };
   }
 
-  /**
-   * A kernel on a gateway goes by the gateway's id, as in jupyter_server's GatewayKernelManager:
-   * operators match it with the gateway's, and a later server finds it there again.
-   */
+  /** A gateway kernel goes by the gateway's id, as in jupyter_server's GatewayKernelManager. */
   #rename(kernel: Kernel, id: string): void {
     const listed = this.#kernels.get(kernel.id) === kernel;
     const tracking = this.#tracking.get(kernel.id);
@@ -271,6 +265,16 @@ export class KernelManager {
     }
     const tracking = this.#tracking.get(kernel.id);
     if (tracking) tracking.startedAt = Date.now();
+    if (this.#kernels.get(kernel.id) === kernel) this.#options.persistence?.watch(kernel);
+    void process.exited.then(() => this.#onExit(kernel, process));
+  }
+
+  /** Lists a kernel an earlier server left running (adoption.ts): tracked from now on like any other. */
+  adopted(kernel: Kernel, process: KernelProcess): void {
+    if (this.#closed || this.#kernels.has(kernel.id)) throw conflict(`Kernel ${kernel.id} is already running here`);
+    this.#kernels.set(kernel.id, kernel);
+    this.#tracking.set(kernel.id, { startedAt: Date.now(), failures: 0, expectingExit: false });
+    this.#options.persistence?.watch(kernel);
     void process.exited.then(() => this.#onExit(kernel, process));
   }
 
@@ -330,10 +334,20 @@ export class KernelManager {
     }
   }
 
-  /** Shuts every kernel down in parallel; the manager refuses new kernels afterwards. */
+  /** Shuts every kernel down (with persistence: leaves them running, recorded); refuses new ones afterwards. */
   async shutdownAll(): Promise<void> {
     this.#closed = true;
     if (this.#cullTimer) clearInterval(this.#cullTimer);
+    const persistence = this.#options.persistence;
+    if (persistence) {
+      persistence.close();
+      for (const kernel of this.#kernels.values()) {
+        kernel.dispose();
+        kernel.process?.release?.();
+      }
+      this.#kernels.clear();
+      this.#tracking.clear();
+    }
     await Promise.all([
       ...[...this.#kernels.keys()].map((id) => this.#shutdown(id, false).catch(() => {})),
       this.#poolsStarted?.catch(() => {}).then(() => this.#pools?.close()),
@@ -383,6 +397,7 @@ export class KernelManager {
     }
     this.#kernels.delete(kernel.id);
     this.#tracking.delete(kernel.id);
+    this.#options.persistence?.forget(kernel.id);
     kernel.dispose();
     for (const listener of this.#removedListeners) listener(kernel.id);
   }

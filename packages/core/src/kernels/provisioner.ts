@@ -1,4 +1,5 @@
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
+import type { KernelRecord } from './kernel-records.js';
 import type { KernelTransport } from './transport.js';
 
 export interface LaunchRequest {
@@ -36,6 +37,10 @@ export interface KernelProcess {
   kill(): Promise<void>;
   /** Set for a kernel on another server (a gateway), which interrupts, restarts and culls it itself. */
   readonly remote?: RemoteKernel;
+  /** A local kernel's connection file. */
+  readonly connectionFile?: string;
+  /** Lets go of the kernel, leaving it running (`--persist-kernels`, the server stopping). */
+  release?(): void;
 }
 
 /**
@@ -58,4 +63,9 @@ export interface RemoteKernel {
 export interface KernelProvisioner {
   /** Starts the kernel; resolves as soon as it runs, before it published its connection info. */
   launch(request: LaunchRequest): Promise<KernelProcess>;
+  /**
+   * Takes over a kernel an earlier server left running, from its record; undefined when the
+   * record no longer names a running kernel (it is then left alone, never signalled).
+   */
+  reattach?(record: KernelRecord): Promise<KernelProcess | undefined>;
 }
