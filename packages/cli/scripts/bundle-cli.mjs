@@ -26,7 +26,7 @@ const distDir = path.join(packageDir, 'dist');
 export const BUNDLE = path.join(distDir, 'nbserve.js');
 
 /** Native or optional modules, resolved from the installed package's node_modules at run time. */
-const EXTERNAL = ['zeromq', 'esbuild', 'bufferutil', 'utf-8-validate', 'tsx', 'tsx/*'];
+const EXTERNAL = ['esbuild', 'bufferutil', 'utf-8-validate', 'tsx', 'tsx/*'];
 
 /** Run-time files of other workspace packages, as [package, path inside it] (copied into the mirror). */
 const RUNTIME_FILES = [

@@ -285,6 +285,13 @@ export const FLAGS: readonly FlagSpec[] = [
     description: 'also cull kernels that are busy',
   },
   {
+    name: 'persist-kernels',
+    type: 'boolean',
+    option: 'persistKernels',
+    description:
+      'keep kernels running when the server stops or crashes; the next server on the same runtime dir adopts them',
+  },
+  {
     name: 'iopub-msg-rate-limit',
     type: 'integer',
     option: 'iopubMsgRateLimit',

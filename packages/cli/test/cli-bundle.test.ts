@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN } from '../../../testing/token.js';
+import { open } from '../../../testing/ws-recorder.js';
 import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
@@ -64,8 +66,8 @@ describe('the bundled nbserve bin', () => {
       const code = await fs.readFile(path.join(pkg, 'dist', file), 'utf8');
       startup.set(file, code);
       for (const [, specifier] of code.matchAll(/^import (?:[^;]*? from )?["']([^"']+)["'];$/gm)) {
-        // workspace packages and pure-JS dependencies are inlined; only Node built-ins and native modules are imported
-        expect(specifier).toMatch(/^(node:|zeromq$|\.\/nbserve-chunk-[\w-]+\.js$)/);
+        // workspace packages and pure-JS dependencies are inlined; only Node built-ins are imported (no zeromq)
+        expect(specifier).toMatch(/^(node:|\.\/nbserve-chunk-[\w-]+\.js$)/);
         if (specifier?.startsWith('./')) await load(specifier.slice(2));
       }
     };
@@ -192,4 +194,63 @@ describe('the bundled nbserve bin', () => {
     cli.child.kill('SIGTERM');
     expect(await cli.exit).toEqual({ code: 0, signal: null });
   });
+  it('runs a JavaScript kernel cell with zeromq unresolvable: no native ZeroMQ at run time', async () => {
+    // zeromq is only a dev dependency now; a module hook makes sure nothing resolves it even where
+    // the repository's node_modules has it (the kernel process inherits NODE_OPTIONS)
+    const block = path.join(work, 'block-zeromq.mjs');
+    await fs.writeFile(
+      block,
+      [
+        "import Module, { register } from 'node:module';",
+        "const blocked = (s) => s === 'zeromq' || s.startsWith('zeromq/');",
+        'const resolve = Module._resolveFilename;',
+        "Module._resolveFilename = function (s, ...rest) { if (blocked(s)) throw Object.assign(new Error('zeromq is blocked'), { code: 'MODULE_NOT_FOUND' }); return resolve.call(this, s, ...rest); };",
+        "register('data:text/javascript,' + encodeURIComponent(\"export async function resolve(s, c, next) { if (s === 'zeromq' || s.startsWith('zeromq/')) throw Object.assign(new Error('zeromq is blocked'), { code: 'ERR_MODULE_NOT_FOUND' }); return next(s, c); }\"));",
+      ].join('\n'),
+    );
+    const nodeOptions = `--import=${pathToFileURL(block).href}`;
+    // the hook works: from the repository, where zeromq is installed, it does not load
+    const probe = run(process.execPath, [nodeOptions, '-e', "require('zeromq')"], { cwd: REPO });
+    await expect(probe).rejects.toThrow(/zeromq is blocked/);
+    await expect(
+      run(process.execPath, [nodeOptions, '--input-type=module', '-e', "await import('zeromq')"], { cwd: REPO }),
+    ).rejects.toThrow(/zeromq is blocked/);
+
+    const dirs = await tempDirs();
+    const cli = runCli([dirs.root, ...isolated(dirs), `--token=${TOKEN}`], {
+      bin,
+      cwd: work,
+      env: { NODE_OPTIONS: nodeOptions },
+    });
+    const origin = new URL(await cli.url).origin;
+    const auth = { authorization: `token ${TOKEN}` };
+    const started = await fetch(`${origin}/api/kernels`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'javascript' }),
+    });
+    expect(started.status).toBe(201);
+    const { id } = (await started.json()) as { id: string };
+    const socket = await open(`${origin.replace('http', 'ws')}/api/kernels/${id}/channels`, auth);
+    const msgId = 'bundle-execute';
+    socket.ws.send(
+      JSON.stringify({
+        header: { msg_id: msgId, msg_type: 'execute_request', session: 's', username: '', date: '', version: '5.3' },
+        parent_header: {},
+        metadata: {},
+        content: { code: '6 * 7', silent: false, store_history: true, user_expressions: {}, allow_stdin: false },
+        channel: 'shell',
+      }),
+    );
+    const result = await socket.waitFor(
+      (f) => f.header.msg_type === 'execute_result' && f.parent_header.msg_id === msgId,
+    );
+    expect((result.content.data as Record<string, string>)['text/plain']).toBe('42');
+    const reply = await socket.waitFor((f) => f.header.msg_type === 'execute_reply');
+    expect(reply.content.status).toBe('ok');
+    socket.ws.close();
+    expect(cli.stderr()).not.toMatch(/zeromq/i);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+  }, 60_000);
 });

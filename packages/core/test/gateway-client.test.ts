@@ -1,7 +1,7 @@
 /**
  * The gateway client in core, without HTTP on nbserve's side: the environment of a start, the
  * timeouts and URLs derived from the options, and a KernelManager running kernels on the stub
- * gateway of testing/gateway-stub.ts through the ZeroMQ bridge.
+ * gateway of testing/gateway-stub.ts over its channels WebSocket.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -122,14 +122,16 @@ describe('a KernelManager on the stub gateway', () => {
     expect(kernel.process?.pid).toBeUndefined();
     const remoteId = kernel.process?.remote?.id as string;
     expect(stub.kernels.has(remoteId)).toBe(true);
+    // named by the gateway's id, as jupyter_server names its gateway kernels
+    expect(kernel.id).toBe(remoteId);
+    expect(manager.list().map((m) => m.id)).toEqual([remoteId]);
 
     const client = kernel.createClient();
     const { reply, iopub } = await runOnClient(kernel, client, 'execute_request', { code: '6*7' });
     expect(reply.content).toMatchObject({ status: 'ok' });
     expect(iopub.find((m) => m.header.msg_type === 'stream')?.content).toEqual({ name: 'stdout', text: 'ran 6*7\n' });
 
-    // The gateway restarts in place behind the same bridge: clients keep their sockets (reopened
-    // under the same routing id, the bridge would have to hand their route over).
+    // The gateway restarts in place behind the same WebSocket: clients keep their channels.
     const attach = vi.spyOn(client, 'attach');
     await manager.restart(kernel.id);
     expect(kernel.executionState).toBe('idle');

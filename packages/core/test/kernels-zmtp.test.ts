@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { zmq } from '../src/kernels/zmq.js';
+import * as zmq from 'zeromq';
 import { encodeMessage, FrameDecoder, GREETING_LENGTH, greeting, greetingProblem } from '../src/kernels/zmtp-frames.js';
 import { ZmtpSocket } from '../src/kernels/zmtp-socket.js';
 
@@ -40,7 +40,7 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
     dealer.connect(`tcp://127.0.0.1:${port}`);
     for (let i = 0; i < 20; i++) await dealer.send([Buffer.from(`early ${i}`)]);
     await new Promise((resolve) => setTimeout(resolve, 100)); // refused a few times meanwhile
-    const router = new (zmq().Router)({ linger: 0 });
+    const router = new zmq.Router({ linger: 0 });
     await router.bind(`tcp://127.0.0.1:${port}`);
     try {
       for (let i = 0; i < 20; i++) {
@@ -58,7 +58,7 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
   });
 
   it('carries frames of every size intact both ways, short and long frames, one buffer per message', async () => {
-    const router = new (zmq().Router)({ linger: 0 });
+    const router = new zmq.Router({ linger: 0 });
     await router.bind('tcp://127.0.0.1:*');
     const dealer = new ZmtpSocket('DEALER', { ...RETRY, routingId: 'sizes' });
     dealer.connect(router.lastEndpoint as string);
@@ -89,14 +89,14 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
     const endpoint = `tcp://127.0.0.1:${port}`;
     const dealer = new ZmtpSocket('DEALER', { ...RETRY, routingId: 'again' });
     dealer.connect(endpoint);
-    let router = new (zmq().Router)({ linger: 0 });
+    let router = new zmq.Router({ linger: 0 });
     await router.bind(endpoint);
     try {
       await dealer.send([Buffer.from('before')]);
       expect((await router.receive())[1]?.toString()).toBe('before');
       router.close();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      router = new (zmq().Router)({ linger: 0 });
+      router = new zmq.Router({ linger: 0 });
       await router.bind(endpoint);
       await new Promise((resolve) => setTimeout(resolve, 300)); // reconnected within the retry interval
       await dealer.send([Buffer.from('after')]);
@@ -112,7 +112,7 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
   it('connects over ipc:// too (a connection file with transport "ipc")', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'nbserve-zmtp-'));
     const endpoint = `ipc://${path.join(dir, 'kernel')}-1`;
-    const router = new (zmq().Router)({ linger: 0 });
+    const router = new zmq.Router({ linger: 0 });
     await router.bind(endpoint);
     const dealer = new ZmtpSocket('DEALER', { ...RETRY, routingId: 'ipc-client' });
     dealer.connect(endpoint);
@@ -174,7 +174,7 @@ describe('the JavaScript ZeroMQ SUB against libzmq', () => {
   it('subscribes on connecting, and a late reader loses nothing (no receive limit, as for iopub)', async () => {
     // no send limit on the PUB: at its default (1,000 queued) libzmq drops what its I/O thread has
     // not written yet, which a loaded machine reaches with 5,000 quick sends; a loss here is ours
-    const pub = new (zmq().Publisher)({ linger: 0, sendHighWaterMark: 0 });
+    const pub = new zmq.Publisher({ linger: 0, sendHighWaterMark: 0 });
     await pub.bind('tcp://127.0.0.1:*');
     const sub = new ZmtpSocket('SUB', { ...RETRY, receiveHighWaterMark: 0 });
     sub.subscribe();
@@ -209,7 +209,7 @@ describe('the JavaScript ZeroMQ SUB against libzmq', () => {
 
 describe('the JavaScript ZeroMQ DEALER with a receive limit', () => {
   it('stops reading at the limit and resumes as its reader catches up, losing nothing', async () => {
-    const peer = new (zmq().Dealer)({ linger: 0, sendHighWaterMark: 10 });
+    const peer = new zmq.Dealer({ linger: 0, sendHighWaterMark: 10 });
     await peer.bind('tcp://127.0.0.1:*');
     const dealer = new ZmtpSocket('DEALER', { ...RETRY, receiveHighWaterMark: 50 });
     dealer.connect(peer.lastEndpoint as string);

@@ -42,6 +42,8 @@ const defaults = {
   cullInterval: 300,
   cullConnected: false,
   cullBusy: false,
+  /** Kernels outlive the server (SIGTERM or a crash) and the next server on the same dirs adopts them. */
+  persistKernels: false,
   /** Messages per second; 0 = unlimited. */
   iopubMsgRateLimit: 0,
   /** Bytes per second; 0 = unlimited. */

@@ -93,6 +93,8 @@ export interface NbserveOptions {
   cullConnected: boolean;
   /** Cull kernels even while busy. */
   cullBusy: boolean;
+  /** Kernels outlive the server; the next server on the same runtime dir adopts them (docs/kernels.md). */
+  persistKernels: boolean;
   /** IOPub messages per second a client may receive; 0 = unlimited. */
   iopubMsgRateLimit: number;
   /** IOPub stream bytes per second a client may receive; 0 = unlimited. */
@@ -233,6 +235,7 @@ export function resolveOptions(input: OptionsInput, defaults: Defaults = DEFAULT
     cullInterval: input.cullInterval ?? defaults.cullInterval,
     cullConnected: input.cullConnected ?? defaults.cullConnected,
     cullBusy: input.cullBusy ?? defaults.cullBusy,
+    persistKernels: input.persistKernels ?? defaults.persistKernels,
     iopubMsgRateLimit: input.iopubMsgRateLimit ?? defaults.iopubMsgRateLimit,
     iopubDataRateLimit: input.iopubDataRateLimit ?? defaults.iopubDataRateLimit,
     rateLimitWindow: input.rateLimitWindow ?? defaults.rateLimitWindow,

@@ -189,6 +189,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer & { ap
   let running: RunningServer;
   try {
     // A kernel pool that cannot be (an unknown or unpoolable kernelspec) stops the start.
+    // Before the first request: kernels an earlier server left running are listed with their sessions.
+    await app.services.kernelsAdopted;
     if (!app.services.options.gatewayUrl) await app.services.kernels.startPools();
     running = await listen(app, {
       ...(port === undefined ? {} : { port }),

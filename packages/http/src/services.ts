@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
+  adoptKernels,
   type CellExecutor,
   ClusterManager,
   type CollaborationManager,
@@ -16,13 +17,16 @@ import {
   IpclusterProvider,
   KernelManager,
   type KernelManagerOptions,
+  KernelPersistence,
   type KernelProvisioner,
+  type KernelRecord,
   KernelSpecManager,
   type KernelSpecSource,
   LegacyNotebookRegistry,
   LegacyNotebooks,
   LocalProvisioner,
   loadOrCreateSecret,
+  MemorySessionStore,
   NotebookNotary,
   PidRegistry,
   RstService,
@@ -78,6 +82,8 @@ export interface Services {
   readonly kernelspecs: KernelSpecSource;
   /** Running kernels behind `/api/kernels`. */
   readonly kernels: KernelManager;
+  /** Settles once the kernels an earlier server left running are adopted (`--persist-kernels`); `serve()` waits for it. */
+  readonly kernelsAdopted: Promise<void>;
   /** Path <-> kernel bindings behind `/api/sessions`. */
   readonly sessions: SessionManager;
   /** The kernel channels WebSockets (fan-out, replay buffers). */
@@ -130,7 +136,11 @@ export function createServices(options: NbserveOptions): Services {
   const activity = new Activity();
   // First: a log that cannot be written stops the start before anything is started.
   const audit = options.auditLog ? new Auditor({ ...options, auditLog: options.auditLog }) : null;
-  const { kernelspecs, kernels, sessions, channels } = createKernelServices(options, activity, audit);
+  const { kernelspecs, kernels, sessions, channels, adopted, persistence } = createKernelServices(
+    options,
+    activity,
+    audit,
+  );
   activity.countKernels = () => kernels.list().length;
   activity.countConnections = () => channels.connections;
   const metrics = new Metrics(activity, options);
@@ -175,6 +185,7 @@ export function createServices(options: NbserveOptions): Services {
     identity: hub ? namedIdentity(hub.config.user) : anonymousIdentity(),
     kernelspecs,
     kernels,
+    kernelsAdopted: adopted,
     sessions,
     channels,
     get terminals() {
@@ -195,6 +206,8 @@ export function createServices(options: NbserveOptions): Services {
     async close() {
       if (closed) return;
       closed = true;
+      // Persisted kernels keep their records as they are now: closing the clients below is the server leaving, not them.
+      persistence?.close();
       hub?.close();
       const documents = await collaboration?.catch(() => null);
       documents?.executor.close();
@@ -305,8 +318,11 @@ function gatewayBackend(options: NbserveOptions, gatewayUrl: string, warn: (mess
   return { kernelspecs, provisioner: new GatewayProvisioner({ client, warn }) };
 }
 
-/** Local kernels: specs on disk and built in, processes on this machine (orphans of a crashed run reaped first). */
-function localBackend(options: NbserveOptions, warn: (message: string) => void) {
+/**
+ * Local kernels: specs on disk and built in, processes on this machine (orphans of a crashed run
+ * reaped first, except the persisted kernels in `spare`, which are adopted).
+ */
+function localBackend(options: NbserveOptions, warn: (message: string) => void, spare: ReadonlySet<string>) {
   const kernelspecs = new KernelSpecManager({
     ...(options.kernelSpecDirs ? { dirs: [...options.kernelSpecDirs] } : {}),
     // The built-in JavaScript and TypeScript kernels are always offered unless the embedder
@@ -317,11 +333,12 @@ function localBackend(options: NbserveOptions, warn: (message: string) => void) 
     warn,
   });
   const registry = new PidRegistry(options.runtimeDir);
-  const reaped = registry.reapOrphans();
+  const reaped = registry.reapOrphans(spare);
   if (reaped.length > 0) warn(`Killed ${reaped.length} kernel(s) left behind by a previous server`);
   const provisioner = new LocalProvisioner({
     runtimeDir: options.runtimeDir,
     registry,
+    persist: options.persistKernels,
     ...(options.logKernelOutput
       ? { output: (line, stream, kernelId) => options.logger.warn(line, { kernel_id: kernelId, stream }) }
       : {}),
@@ -332,8 +349,11 @@ function localBackend(options: NbserveOptions, warn: (message: string) => void) 
 /** Kernelspecs, kernels, sessions, channels. */
 function createKernelServices(options: NbserveOptions, activity: Activity, audit: Auditor | null) {
   const warn = (message: string) => options.logger.warn(message);
+  // Kernels an earlier server on this runtime dir left running (`--persist-kernels`), to adopt.
+  const persistence = options.persistKernels ? new KernelPersistence(options.runtimeDir, warn) : undefined;
+  const found = persistence?.records.orphans() ?? { records: [], ids: new Set<string>() };
   const { kernelspecs, provisioner }: { kernelspecs: KernelSpecSource; provisioner: KernelProvisioner } =
-    options.gatewayUrl ? gatewayBackend(options, options.gatewayUrl, warn) : localBackend(options, warn);
+    options.gatewayUrl ? gatewayBackend(options, options.gatewayUrl, warn) : localBackend(options, warn, found.ids);
   const managerOptions: KernelManagerOptions = {
     kernelspecs,
     provisioner,
@@ -347,11 +367,16 @@ function createKernelServices(options: NbserveOptions, activity: Activity, audit
       busy: options.cullBusy,
     },
     ...(options.gatewayUrl ? {} : { pools: options.kernelPools }),
+    ...(persistence ? { persistence } : {}),
     warn,
   };
   const kernels = audit ? new AuditedKernelManager(managerOptions, audit) : new KernelManager(managerOptions);
   startKernelPools(options, kernels);
-  const sessions = new SessionManager({ kernels });
+  const store = new MemorySessionStore();
+  const sessions = new SessionManager({ kernels, store });
+  const adopted = persistence
+    ? adoptPersistedKernels({ persistence, store, records: found.records, kernels, kernelspecs, provisioner, warn })
+    : Promise.resolve();
   const channels = new ChannelsHub(kernels, {
     pingIntervalMs: options.wsPingInterval * 1000,
     highWaterBytes: SOCKET_HIGH_WATER_BYTES,
@@ -367,5 +392,31 @@ function createKernelServices(options: NbserveOptions, activity: Activity, audit
     onActivity: () => activity.touch(),
     ...(audit ? { onExecute: executeRecorder(audit, sessions) } : {}),
   });
-  return { kernelspecs, kernels, sessions, channels };
+  return { kernelspecs, kernels, sessions, channels, adopted, persistence };
+}
+
+/** Adopts the persisted kernels, then restores their sessions and keeps both in the kernels' records. */
+async function adoptPersistedKernels(options: {
+  persistence: KernelPersistence;
+  store: MemorySessionStore;
+  records: KernelRecord[];
+  kernels: KernelManager;
+  kernelspecs: KernelSpecSource;
+  provisioner: KernelProvisioner;
+  warn: (message: string) => void;
+}): Promise<void> {
+  const { persistence, store, kernels, warn } = options;
+  persistence.sessionsOf = (kernelId) => store.forKernel(kernelId);
+  const adopted = await adoptKernels(options.records, {
+    manager: kernels,
+    kernelspecs: options.kernelspecs,
+    provisioner: options.provisioner,
+    records: persistence.records,
+    warn,
+  });
+  store.onChange = (kernelId) => {
+    if (kernels.has(kernelId)) persistence.save(kernels.get(kernelId));
+  };
+  for (const record of adopted) for (const session of record.sessions) await store.put(session);
+  if (adopted.length > 0) warn(`Adopted ${adopted.length} kernel(s) left running by a previous server`);
 }

@@ -57,6 +57,8 @@ describe('kernelspecs from jupyter_server as the gateway', () => {
     const remoteId = fx.app.services.kernels.get(id).process?.remote?.id as string;
     const onGateway = await (await gatewayGet('api/kernels')).json();
     expect(onGateway.map((k: { id: string }) => k.id)).toContain(remoteId);
+    // the gateway's id is nbserve's, as in jupyter_server's GatewayKernelManager
+    expect(id).toBe(remoteId);
     expect((await fx.fetch(`api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await gatewayGet(`api/kernels/${remoteId}`)).status).toBe(404);
   });

@@ -28,7 +28,7 @@ export async function bundleKernel(outdir) {
     entryPoints: [path.join(packageDir, 'src/main.ts')],
     outfile: path.join(outdir, 'main.cjs'),
     format: 'cjs',
-    external: ['zeromq', 'esbuild', 'acorn'],
+    external: ['esbuild', 'acorn'],
     define: { 'import.meta.url': '__kernelMainUrl' },
     banner: { js: 'var __kernelMainUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
@@ -41,7 +41,7 @@ export async function bundleKernel(outdir) {
     outdir,
     format: 'esm',
     // Resolved from the package's node_modules at run time.
-    external: ['zeromq', 'esbuild', 'acorn', 'valibot'],
+    external: ['esbuild', 'acorn', 'valibot'],
   });
 }
 

@@ -1,10 +1,5 @@
-import { createRequire } from 'node:module';
 import * as protocol from '@nbserve/core/protocol';
-import type * as Zmq from 'zeromq';
-
-// zeromq is CommonJS: require() skips the ESM loader's export scan of it at every kernel start.
-const zmq = createRequire(import.meta.url)('zeromq') as typeof Zmq;
-
+import { ZmtpListener } from '@nbserve/core/zmtp';
 import { type ConnectionInfo, endpoint, type PortName } from './connection.js';
 
 type JupyterMessage = protocol.JupyterMessage;
@@ -18,10 +13,10 @@ export interface Incoming {
 /** Signatures already seen; a replayed message is dropped like a forged one. */
 const REPLAY_WINDOW = 10_000;
 
-/** zeromq@6 allows one send in flight per socket: sends are chained. */
+/** Sends on one socket are chained, so a send waiting for room keeps its place in line. */
 class SerialSender {
   #tail: Promise<unknown> = Promise.resolve();
-  constructor(private readonly socket: Zmq.Writable) {}
+  constructor(private readonly socket: ZmtpListener) {}
   /** Resolves false when the message could not be delivered (logged, never thrown). */
   send(frames: Uint8Array[], unroutableRetries = 0): Promise<boolean> {
     const attempt = async (): Promise<boolean> => {
@@ -50,33 +45,32 @@ class SerialSender {
 const UNROUTABLE_RETRY_MS = 100;
 const STDIN_RETRIES = 30;
 
-/** The five kernel sockets of one connection file, bound and signing with its key. */
+/**
+ * The five kernel sockets of one connection file, bound and signing with its key: the server's
+ * own ZMTP code (`@nbserve/core/zmtp`), so the kernel needs no native ZeroMQ.
+ */
 export class KernelChannels {
-  readonly shell = new zmq.Router();
-  readonly control = new zmq.Router();
-  readonly stdin = new zmq.Router();
-  /** XPUB: subscriptions are visible, so every new subscriber gets an `iopub_welcome` (5.5). */
-  readonly iopub = new zmq.XPublisher();
-  readonly hb = new zmq.Reply();
+  readonly shell = new ZmtpListener('ROUTER');
+  readonly control = new ZmtpListener('ROUTER');
+  /** Mandatory: an input_request to a client whose stdin is not connected is reported, not dropped. */
+  readonly stdin = new ZmtpListener('ROUTER', { mandatory: true });
+  /** Its subscriptions are visible (as XPUB's), so every new subscriber gets an `iopub_welcome` (5.5). */
+  readonly iopub = new ZmtpListener('PUB');
+  readonly hb = new ZmtpListener('REP');
   readonly signer: protocol.Signer;
-  readonly #senders = new Map<Zmq.Writable, SerialSender>();
+  readonly #senders = new Map<ZmtpListener, SerialSender>();
   readonly #seen = new Set<string>();
 
   constructor(readonly info: ConnectionInfo) {
     this.signer = new protocol.Signer(info.key, info.signature_scheme);
     for (const socket of [this.shell, this.control, this.stdin, this.iopub, this.hb]) {
-      socket.linger = 0;
       this.#senders.set(socket, new SerialSender(socket));
     }
-    this.iopub.sendHighWaterMark = 100_000;
-    this.iopub.verbosity = 'allSubs';
-    // Report an input_request to a client whose stdin is not connected instead of dropping it.
-    this.stdin.mandatory = true;
   }
 
   /** Binds every socket; ports given as 0 are chosen now and written back into `info`. */
   async bind(): Promise<ConnectionInfo> {
-    const pairs: [PortName, Zmq.Socket][] = [
+    const pairs: [PortName, ZmtpListener][] = [
       ['shell_port', this.shell],
       ['control_port', this.control],
       ['stdin_port', this.stdin],
@@ -84,12 +78,9 @@ export class KernelChannels {
       ['hb_port', this.hb],
     ];
     const info = { ...this.info };
-    // All at once: each bind is a round trip to ZeroMQ's I/O thread.
     await Promise.all(
       pairs.map(async ([name, socket]) => {
-        await socket.bind(endpoint(info, info[name]));
-        const bound = socket.lastEndpoint ?? '';
-        info[name] = Number(/:(\d+)$/.exec(bound)?.[1] ?? /-(\d+)$/.exec(bound)?.[1] ?? info[name]);
+        info[name] = await socket.bind(endpoint(info, info[name]));
       }),
     );
     return info;
@@ -117,7 +108,7 @@ export class KernelChannels {
   }
 
   send(
-    socket: Zmq.Writable,
+    socket: ZmtpListener,
     message: protocol.JupyterMessage<unknown>,
     identities: Uint8Array[] = [],
   ): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as protocol from '@nbserve/core/protocol';
-import type * as zmq from 'zeromq';
+import type { ZmtpListener } from '@nbserve/core/zmtp';
 import { type Incoming, KernelChannels } from './channels.js';
 import { type ConnectionInfo, readConnectionFile, writeConnectionFile } from './connection.js';
 import type { ErrorContent, FromWorker, Language } from './engine/messages.js';
@@ -98,7 +98,7 @@ export class JsKernel {
     return this.#channels.info;
   }
 
-  async #serve(socket: zmq.Router, handle: (incoming: Incoming) => void | Promise<void>): Promise<void> {
+  async #serve(socket: ZmtpListener, handle: (incoming: Incoming) => void | Promise<void>): Promise<void> {
     try {
       for await (const frames of socket) {
         const incoming = this.#channels.decode(frames as Uint8Array[]);
@@ -154,7 +154,7 @@ export class JsKernel {
     void this.#channels.send(this.#channels.iopub, this.#message(msgType, content, parent), [topic]);
   }
 
-  #reply(socket: zmq.Router, incoming: Incoming, content: unknown): Promise<void> {
+  #reply(socket: ZmtpListener, incoming: Incoming, content: unknown): Promise<void> {
     const type = incoming.message.header.msg_type.replace(/_request$/, '_reply');
     return this.#channels
       .send(socket, this.#message(type, content, incoming.message.header), incoming.identities)
@@ -421,7 +421,7 @@ export class JsKernel {
     await this.#engine.interrupt();
   }
 
-  async #shutdown(socket: zmq.Router, incoming: Incoming): Promise<void> {
+  async #shutdown(socket: ZmtpListener, incoming: Incoming): Promise<void> {
     const restart = incoming.message.content.restart === true;
     await this.#reply(socket, incoming, { status: 'ok', restart });
     this.#publish('shutdown_reply', { status: 'ok', restart }, incoming.message.header);

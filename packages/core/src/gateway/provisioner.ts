@@ -1,4 +1,5 @@
 import { isNbserveError, unavailable } from '../errors.js';
+import type { KernelRecord } from '../kernels/kernel-records.js';
 import type {
   ExitInfo,
   KernelProcess,
@@ -6,11 +7,11 @@ import type {
   LaunchRequest,
   RemoteKernel,
 } from '../kernels/provisioner.js';
-import type { ConnectionInfo } from '../kernels/types.js';
-import { ZmqBridge } from './bridge.js';
+import type { KernelTransport } from '../kernels/transport.js';
 import { GatewayChannel } from './channel.js';
 import type { GatewayClient } from './client.js';
 import { kernelStartEnv } from './env.js';
+import { GatewayTransport } from './transport.js';
 
 const DEFAULT_POLL_INTERVAL_MS = 30_000;
 /** A shutdown nobody waits for (the server stopping, a failed start) gives the gateway at most this long. */
@@ -28,18 +29,18 @@ function isNotFound(error: unknown): boolean {
 }
 
 /**
- * One kernel on a gateway, seen by the kernel manager as a kernel process: its ports are a
- * ZmqBridge on loopback whose traffic travels over the gateway's channels WebSocket; interrupt,
- * restart and shutdown are the gateway's REST calls; it "exits" when the gateway no longer has it.
+ * One kernel on a gateway, seen by the kernel manager as a kernel process: its transport is the
+ * gateway's channels WebSocket; interrupt, restart and shutdown are the gateway's REST calls; it
+ * "exits" when the gateway no longer has it.
  */
 class GatewayKernel implements KernelProcess {
   readonly pid = undefined;
-  readonly connected: Promise<ConnectionInfo>;
+  readonly connected: Promise<KernelTransport>;
   readonly exited: Promise<ExitInfo>;
   readonly remote: RemoteKernel;
   readonly channel: GatewayChannel;
   readonly #client: GatewayClient;
-  readonly #bridge: ZmqBridge;
+  readonly #transport: GatewayTransport;
   readonly #path: string;
   readonly #warn: (message: string) => void;
   #exit: (info: ExitInfo) => void = () => {};
@@ -47,23 +48,22 @@ class GatewayKernel implements KernelProcess {
   #deleted = false;
   onGone: () => void = () => {};
 
-  constructor(client: GatewayClient, id: string, bridge: ZmqBridge, warn: (message: string) => void) {
+  constructor(client: GatewayClient, id: string, warn: (message: string) => void) {
     this.#client = client;
-    this.#bridge = bridge;
     this.#warn = warn;
     this.#path = `api/kernels/${encodeURIComponent(id)}`;
-    this.connected = Promise.resolve(bridge.connection);
     this.exited = new Promise((resolve) => {
       this.#exit = resolve;
     });
     this.channel = new GatewayChannel({
       client,
       remoteId: id,
-      onMessage: (channel, raw) => bridge.deliver(channel, raw),
+      onMessage: (channel, raw) => this.#transport.deliver(channel, raw),
       onGone: () => this.markGone(),
       warn,
     });
-    bridge.connect(this.channel);
+    this.#transport = new GatewayTransport(this.channel);
+    this.connected = Promise.resolve(this.#transport);
     this.remote = {
       id,
       server: client.name,
@@ -120,7 +120,14 @@ class GatewayKernel implements KernelProcess {
     this.#close();
   }
 
-  /** Shuts the kernel down on the gateway (unless it is gone already) and closes the bridge. */
+  /** Lets go of the kernel, leaving it on the gateway for a later server (`--persist-kernels`). */
+  release(): void {
+    this.channel.close();
+    this.#transport.close();
+    this.onGone();
+  }
+
+  /** Shuts the kernel down on the gateway (unless it is gone already) and closes its channel. */
   async kill(): Promise<void> {
     if (!this.#gone) {
       await this.#delete(Math.min(this.#client.options.requestTimeoutMs, KILL_TIMEOUT_MS)).catch((error: Error) =>
@@ -133,7 +140,7 @@ class GatewayKernel implements KernelProcess {
 
   #close(): void {
     this.channel.close();
-    this.#bridge.close();
+    this.#transport.close();
     this.#exit({ code: null, signal: null });
     this.onGone();
   }
@@ -172,23 +179,32 @@ export class GatewayProvisioner implements KernelProvisioner {
     if (typeof id !== 'string' || id === '') {
       throw unavailable(`Gateway ${client.name} started a kernel without telling its id`);
     }
-    let bridge: ZmqBridge | undefined;
-    let kernel: GatewayKernel | undefined;
+    const kernel = new GatewayKernel(client, id, warn);
     try {
-      bridge = await ZmqBridge.open(request.spec.name);
-      kernel = new GatewayKernel(client, id, bridge, warn);
       await kernel.channel.open();
     } catch (error) {
-      // Nothing here may keep a kernel running on the gateway.
-      if (kernel) await kernel.kill();
-      else {
-        bridge?.close();
-        const timeoutMs = Math.min(client.options.requestTimeoutMs, KILL_TIMEOUT_MS);
-        await client.fetch(`api/kernels/${encodeURIComponent(id)}`, { method: 'DELETE', timeoutMs }).catch(() => {});
-      }
+      await kernel.kill(); // nothing here may keep a kernel running on the gateway
       throw error;
     }
-    const started = kernel;
+    return this.#track(kernel);
+  }
+
+  /** A kernel an earlier server started there, found again by its id; undefined when the gateway no longer has it. */
+  async reattach(record: KernelRecord): Promise<KernelProcess | undefined> {
+    if (!record.remote) return undefined;
+    const kernel = new GatewayKernel(this.#options.client, record.kernelId, this.#options.warn);
+    if (!(await kernel.stillThere())) return undefined;
+    try {
+      await kernel.channel.open();
+    } catch (error) {
+      kernel.release();
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    return this.#track(kernel);
+  }
+
+  #track(started: GatewayKernel): GatewayKernel {
     this.#live.add(started);
     started.onGone = () => {
       this.#live.delete(started);

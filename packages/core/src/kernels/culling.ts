@@ -18,3 +18,11 @@ export function idleKernels(kernels: Iterable<Kernel>, culling: CullingOptions, 
       k.process?.remote === undefined,
   );
 }
+
+/** The timer of culling passes, or undefined when culling is off. */
+export function cullingTimer(culling: CullingOptions, pass: () => void): NodeJS.Timeout | undefined {
+  if (culling.idleTimeout <= 0 || culling.interval <= 0) return undefined;
+  const timer = setInterval(pass, culling.interval * 1000);
+  timer.unref();
+  return timer;
+}

@@ -1,8 +1,11 @@
+export { adoptKernels } from './adoption.js';
 export { type ClientChannel, KernelClient } from './client.js';
 export { readConnectionFile } from './connection-file.js';
 export { type IopubListener, Kernel, type KernelLifecycleEvent } from './kernel.js';
+export { type KernelRecord, KernelRecords } from './kernel-records.js';
 export { type KernelOutputSink, LocalProvisioner, type LocalProvisionerOptions } from './local-provisioner.js';
 export { type CullingOptions, KernelManager, type KernelManagerOptions, type StartKernelOptions } from './manager.js';
+export { KernelPersistence } from './persistence.js';
 export { PidRegistry } from './pid-registry.js';
 export { isGroupAlive, isProcessAlive, sessionMembers, signalGroup, signalSession } from './process-group.js';
 export type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest, RemoteKernel } from './provisioner.js';

@@ -3,17 +3,12 @@ import { internalError, timeoutError } from '../errors.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
 import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
-import { Signer } from '../protocol/signing.js';
 import type { ExecutionState, JupyterMessage, RawMessage } from '../protocol/types.js';
-import { decodeWire, encodeWire } from '../protocol/wire.js';
-import { type ClientHost, KernelClient } from './client.js';
-import { endpoint } from './connection-file.js';
+import { type ClientChannel, type ClientHost, KernelClient } from './client.js';
 import { nextExecutionState } from './execution-state.js';
 import type { KernelProcess } from './provisioner.js';
-import { SocketWriter } from './socket-writer.js';
+import type { ChannelSet, KernelTransport } from './transport.js';
 import type { ConnectionInfo, KernelModel } from './types.js';
-import { KERNEL_SOCKET_OPTIONS, zmq } from './zmq.js';
-import { ZmtpSocket } from './zmtp-socket.js';
 
 /** Lifecycle notices the channels WebSocket turns into iopub `status` messages. */
 export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
@@ -21,12 +16,16 @@ export type KernelLifecycleEvent = 'restarting' | 'restarted' | 'dead';
 /** Receives every verified iopub message once, as the kernel serialized it. */
 export type IopubListener = (raw: RawMessage, msgType: string) => void;
 
+/** Messages kept for an adopted client until a WebSocket takes it. */
+const MAX_KEPT_FOR_ADOPTED = 1000;
+
 /** How long a kernel that answered kernel_info may take to publish its `idle` status for it. */
 const IDLE_GRACE_MS = 1000;
 
-/** One running kernel: its process, the server's own sockets to it, its state and its clients. */
+/** One running kernel: its process, the server's own channels to it, its state and its clients. */
 export class Kernel implements ClientHost {
-  readonly id: string;
+  /** Set once: a gateway kernel takes the gateway's id when it starts there (kernels/manager.ts). */
+  id: string;
   readonly name: string;
   readonly spec: KernelSpecEntry;
   /** The working directory the kernel runs in (a pooled kernel's is set when it is taken). */
@@ -34,7 +33,9 @@ export class Kernel implements ClientHost {
   /** Extra environment it was started with (e.g. JPY_SESSION_NAME), reused on restart. */
   env: Record<string, string>;
   /** The server's session id in headers of messages it sends itself. */
-  readonly session = randomUUID();
+  readonly session: string;
+  /** The routing id of the server's own shell/control channels (chosen here, so a later server can reuse it). */
+  readonly routingId: string;
   executionState: ExecutionState = 'starting';
   lastActivity: Date;
   /** Open WebSocket connections; maintained by the channels endpoint. */
@@ -46,19 +47,23 @@ export class Kernel implements ClientHost {
   malformedMessages = 0;
 
   #process: KernelProcess | undefined;
-  #connection: ConnectionInfo | undefined;
-  /** Clients' sockets connect only once the kernel is ready; until then what they send waits. */
+  #transport: KernelTransport | undefined;
+  /** Clients' channels open only once the kernel is ready; until then what they send waits. */
   #clientsOpen = false;
-  #signer: Signer | undefined;
-  #iopub: ZmtpSocket | undefined;
-  /** The server's own shell/control sockets, opened on demand (an idle kernel needs neither). */
-  readonly #own: Partial<Record<'shell' | 'control', { socket: ZmtpSocket; writer: SocketWriter }>> = {};
+  #iopub: { close(): void } | undefined;
+  /** The server's own shell/control channels, opened on demand (an idle kernel needs neither). */
+  readonly #own: Partial<Record<'shell' | 'control', ChannelSet>> = {};
   #sawIopub = false;
   /** msg_id of the request the latest iopub `idle` status answered, and who waits for the next one. */
   #lastIdleParent = '';
   #onIdle: (() => void) | undefined;
   readonly #waiters = new Map<string, (raw: RawMessage | undefined) => void>();
   readonly #clients = new Set<KernelClient>();
+  readonly #adopted = new Map<KernelClient, Array<[ClientChannel, RawMessage]>>();
+  /** The execute_request a cell is running in (by the kernel's busy/idle), if any. */
+  execution: { msgId: string; session: string } | undefined;
+  /** Told when what a persisted kernel's record holds changes (clients, the running cell). */
+  recordChanged: () => void = () => {};
   readonly #iopubListeners = new Set<IopubListener>();
   readonly #lifecycleListeners = new Set<(event: KernelLifecycleEvent) => void>();
   readonly #now: () => Date;
@@ -72,32 +77,40 @@ export class Kernel implements ClientHost {
     env: Record<string, string>;
     now: () => Date;
     warn: (message: string) => void;
+    /** An adopted kernel's, from its record; new ones otherwise. */
+    session?: string;
+    routingId?: string;
+    lastActivity?: Date;
   }) {
     this.id = options.id;
+    this.session = options.session ?? randomUUID();
+    this.routingId = options.routingId ?? randomUUID();
     this.spec = options.spec;
     this.name = options.spec.name;
     this.cwd = options.cwd;
     this.env = options.env;
     this.#now = options.now;
     this.#warn = options.warn;
-    this.lastActivity = options.now();
+    this.lastActivity = options.lastActivity ?? options.now();
   }
 
   get process(): KernelProcess | undefined {
     return this.#process;
   }
 
+  /** A local kernel's connection file (ports, key), once connected. */
   get connectionInfo(): ConnectionInfo | undefined {
-    return this.#connection;
+    return this.#transport?.connection;
   }
 
-  /** For clients: the connection once the kernel is ready (its iopub subscription live). */
-  get clientConnection(): ConnectionInfo | undefined {
-    return this.#clientsOpen ? this.#connection : undefined;
+  /** The channels to the current process, once it published where they are. */
+  get transport(): KernelTransport | undefined {
+    return this.#transport;
   }
 
-  get signer(): Signer | undefined {
-    return this.#signer;
+  /** For clients: the transport once the kernel is ready (its iopub subscription live). */
+  get clientTransport(): KernelTransport | undefined {
+    return this.#clientsOpen ? this.#transport : undefined;
   }
 
   model(): KernelModel {
@@ -123,15 +136,50 @@ export class Kernel implements ClientHost {
     return () => this.#lifecycleListeners.delete(listener);
   }
 
-  /** A new frontend connection with its own shell/control/stdin sockets. */
-  createClient(): KernelClient {
-    const client = new KernelClient(this);
+  /**
+   * A new frontend connection with its own shell/control/stdin channels, under `routingId` when
+   * given; `sessionId` names the channels session it serves (kept in a persisted kernel's record).
+   */
+  createClient(routingId?: string, sessionId = ''): KernelClient {
+    const client = new KernelClient(this, routingId);
+    client.sessionId = sessionId;
     this.#clients.add(client);
+    this.recordChanged();
     return client;
   }
 
   removeClient(client: KernelClient): void {
     this.#clients.delete(client);
+    this.#adopted.delete(client);
+    this.recordChanged();
+  }
+
+  /** Each client's routing id and channels session. */
+  clientRecords(): { identity: string; sessionId: string }[] {
+    return [...this.#clients].map((client) => ({ identity: client.identity, sessionId: client.sessionId }));
+  }
+
+  /**
+   * Reopens the clients of a kernel adopted from an earlier server under their routing ids, so the
+   * replies the kernel still owes them (a cell running across the restart) arrive here; what
+   * arrives is kept (bounded) until a channels WebSocket takes the client (`takeAdoptedClients`).
+   */
+  adoptClients(records: readonly { identity: string; sessionId: string }[]): void {
+    for (const { identity, sessionId } of records) {
+      const client = this.createClient(identity, sessionId);
+      const kept: Array<[ClientChannel, RawMessage]> = [];
+      this.#adopted.set(client, kept);
+      client.onMessage = (channel, raw) => {
+        if (kept.length < MAX_KEPT_FOR_ADOPTED) kept.push([channel, raw]);
+      };
+    }
+  }
+
+  /** The adopted clients no WebSocket took yet, with what they received meanwhile. */
+  takeAdoptedClients(): { client: KernelClient; received: Array<[ClientChannel, RawMessage]> }[] {
+    const taken = [...this.#adopted].map(([client, received]) => ({ client, received }));
+    this.#adopted.clear();
+    return taken;
   }
 
   noteActivity(): void {
@@ -168,20 +216,15 @@ export class Kernel implements ClientHost {
   adopt(process: KernelProcess): void {
     this.detach();
     this.#process = process;
-    this.#connection = undefined;
-    this.#signer = undefined;
+    this.#transport = undefined;
   }
 
-  /** Connects the server's iopub socket to the process's published ports; clients follow once ready. */
-  connect(info: ConnectionInfo): void {
-    this.#connection = info;
-    this.#signer = new Signer(info.key, info.signature_scheme);
+  /** Subscribes the server to the process's iopub; clients follow once ready. */
+  connect(transport: KernelTransport): void {
+    this.#transport = transport;
+    transport.onBadMessage = (kind) => this.countBadMessage(kind);
     this.#sawIopub = false;
-    const iopub = new ZmtpSocket('SUB', { ...KERNEL_SOCKET_OPTIONS, receiveHighWaterMark: 0 });
-    iopub.subscribe();
-    iopub.connect(endpoint(info, info.iopub_port));
-    this.#iopub = iopub;
-    void this.#receiveIopub(iopub);
+    this.#iopub = transport.subscribe((raw) => this.#onIopub(raw));
   }
 
   /** Closes clients' sockets until `openClients()`; what they send meanwhile waits, in order. */
@@ -192,31 +235,29 @@ export class Kernel implements ClientHost {
 
   /** Connects the clients (and those to come) to the current process; after `holdClients()`. */
   openClients(): void {
-    const info = this.#connection;
-    if (!info || this.#clientsOpen) return;
+    const transport = this.#transport;
+    if (!transport || this.#clientsOpen) return;
     this.#clientsOpen = true;
-    for (const client of this.#clients) client.attach(info);
+    for (const client of this.#clients) client.attach(transport);
   }
 
-  #ownSocket(channel: 'shell' | 'control'): SocketWriter | undefined {
+  #ownChannel(channel: 'shell' | 'control'): ChannelSet | undefined {
     const existing = this.#own[channel];
-    if (existing) return existing.writer;
-    const info = this.#connection;
-    if (!info) return undefined;
-    const socket = new ZmtpSocket('DEALER', KERNEL_SOCKET_OPTIONS);
-    socket.connect(endpoint(info, channel === 'shell' ? info.shell_port : info.control_port));
-    const writer = new SocketWriter(socket);
-    this.#own[channel] = { socket, writer };
-    void this.#receiveReplies(socket);
-    return writer;
+    if (existing) return existing;
+    const transport = this.#transport;
+    if (!transport) return undefined;
+    const opened = transport.open(this.routingId, [channel], (_channel, raw) => {
+      this.#waiters.get(peekStringField(raw.parentHeader, 'msg_id'))?.(raw);
+    });
+    this.#own[channel] = opened;
+    return opened;
   }
 
   closeOwnSocket(channel: 'shell' | 'control'): void {
     const own = this.#own[channel];
     if (!own) return;
     delete this.#own[channel];
-    own.writer.close();
-    own.socket.close();
+    own.close();
   }
 
   /** Closes every socket to the current process (before a restart or after shutdown). */
@@ -248,9 +289,8 @@ export class Kernel implements ClientHost {
   ): Promise<JupyterMessage | undefined> {
     const msg = createMessage(msgType, content, { session: this.session });
     const raw = toRaw(msg);
-    const signer = this.#signer;
-    const writer = this.#ownSocket(channel);
-    if (!writer || !signer) return undefined;
+    const own = this.#ownChannel(channel);
+    if (!own) return undefined;
     const reply = new Promise<RawMessage | undefined>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(msg.header.msg_id);
@@ -262,7 +302,7 @@ export class Kernel implements ClientHost {
         resolve(r);
       });
     });
-    writer.write(encodeWire(raw, signer));
+    own.send(channel, raw);
     const answer = await reply;
     if (!answer) return undefined;
     try {
@@ -283,20 +323,7 @@ export class Kernel implements ClientHost {
    * echo came back within `timeoutMs`: the kernel's event loop is alive, not just its process.
    */
   async heartbeat(timeoutMs = 3000): Promise<boolean> {
-    const info = this.#connection;
-    if (!info) return false;
-    const socket = new (zmq().Request)({ ...KERNEL_SOCKET_OPTIONS, receiveTimeout: timeoutMs, sendTimeout: timeoutMs });
-    try {
-      socket.connect(endpoint(info, info.hb_port));
-      const ping = Buffer.from(randomUUID());
-      await socket.send(ping);
-      const [echo] = await socket.receive();
-      return echo !== undefined && Buffer.compare(echo, ping) === 0;
-    } catch {
-      return false;
-    } finally {
-      socket.close();
-    }
+    return (await this.#transport?.heartbeat(timeoutMs)) ?? false;
   }
 
   /**
@@ -343,13 +370,11 @@ export class Kernel implements ClientHost {
     // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
     this.closeOwnSocket('shell');
     // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
-    // After a restart a gateway does in place, clients are still attached to the same bridge
-    // ports: reopening their sockets under the same routing id would make the bridge's ROUTER
-    // ignore the new connection (a duplicate identity), so attached clients are left alone.
-    const info = this.#connection;
-    if (info && this.#process === process && !this.#clientsOpen) {
+    // After a restart a gateway does in place, clients are still attached: they are left alone.
+    const transport = this.#transport;
+    if (transport && this.#process === process && !this.#clientsOpen) {
       this.#clientsOpen = true;
-      for (const client of this.#clients) client.attach(info);
+      for (const client of this.#clients) client.attach(transport);
     }
   }
 
@@ -371,51 +396,17 @@ export class Kernel implements ClientHost {
     return true;
   }
 
-  async #receiveReplies(socket: ZmtpSocket): Promise<void> {
-    try {
-      for await (const frames of socket) {
-        const raw = this.#verified(frames);
-        if (!raw) continue;
-        const parentId = peekStringField(raw.parentHeader, 'msg_id');
-        this.#waiters.get(parentId)?.(raw);
+  #onIopub(raw: RawMessage): void {
+    this.#sawIopub = true;
+    this.lastActivity = this.#now();
+    const msgType = peekMsgType(raw.header);
+    if (msgType === 'status') this.#trackStatus(raw);
+    for (const listener of this.#iopubListeners) {
+      try {
+        listener(raw, msgType);
+      } catch (error) {
+        this.reportListenerError(error);
       }
-    } catch {
-      // closed
-    }
-  }
-
-  #verified(frames: Uint8Array[]): RawMessage | undefined {
-    const signer = this.#signer;
-    if (!signer) return undefined;
-    try {
-      const wire = decodeWire(frames);
-      if (signer.verify(wire.signature, wire.raw)) return wire.raw;
-      this.countBadMessage('signature');
-    } catch {
-      this.countBadMessage('malformed');
-    }
-    return undefined;
-  }
-
-  async #receiveIopub(socket: ZmtpSocket): Promise<void> {
-    try {
-      for await (const frames of socket) {
-        const raw = this.#verified(frames);
-        if (!raw) continue;
-        this.#sawIopub = true;
-        this.lastActivity = this.#now();
-        const msgType = peekMsgType(raw.header);
-        if (msgType === 'status') this.#trackStatus(raw);
-        for (const listener of this.#iopubListeners) {
-          try {
-            listener(raw, msgType);
-          } catch (error) {
-            this.reportListenerError(error);
-          }
-        }
-      }
-    } catch {
-      // closed
     }
   }
 
@@ -430,6 +421,14 @@ export class Kernel implements ClientHost {
     if (state === 'idle') {
       this.#lastIdleParent = peekStringField(raw.parentHeader, 'msg_id');
       this.#onIdle?.();
+      if (this.execution?.msgId === this.#lastIdleParent) {
+        this.execution = undefined;
+        this.recordChanged();
+      }
+    } else if (state === 'busy' && peekStringField(raw.parentHeader, 'msg_type') === 'execute_request') {
+      const msgId = peekStringField(raw.parentHeader, 'msg_id');
+      this.execution = { msgId, session: peekStringField(raw.parentHeader, 'session') };
+      this.recordChanged();
     }
     // Until it is ready the kernel stays `starting` (or `restarting`): waitReady settles that.
     if (this.#clientsOpen) this.executionState = nextExecutionState(this.executionState, state, raw.parentHeader);

@@ -4,10 +4,13 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { type NbserveError, nbserveError } from '../errors.js';
+import { adoptedProcess, recordNamesKernel } from './adopted-process.js';
 import { waitForConnectionFile } from './connection-file.js';
+import type { KernelRecord } from './kernel-records.js';
 import type { PidRegistry } from './pid-registry.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
 import type { ExitInfo, KernelProcess, KernelProvisioner, LaunchRequest } from './provisioner.js';
+import { ZmtpTransport } from './zmtp-transport.js';
 
 /** Process groups of kernels this process started and has not yet seen die. */
 const liveGroups = new Set<number>();
@@ -40,6 +43,11 @@ export interface LocalProvisionerOptions {
    * costs pipes; the others leave an idle kernel without stream buffers in the server.
    */
   output?: 'inherit' | 'ignore' | KernelOutputSink;
+  /**
+   * Kernels outlive the server (`--persist-kernels`): no `JPY_PARENT_PID` (ipykernel and the
+   * JavaScript kernel would exit with their parent), no kill in the exit hook.
+   */
+  persist?: boolean;
 }
 
 /** Receives a kernel's stdout/stderr, one line at a time (cut at 16 KiB). */
@@ -101,7 +109,8 @@ export class LocalProvisioner implements KernelProvisioner {
     const specEnv = Object.fromEntries(
       Object.entries(request.spec.spec.env).map(([k, v]) => [k, expandEnv(v, baseEnv)]),
     );
-    const env = { ...baseEnv, ...specEnv, ...request.env, JPY_PARENT_PID: String(process.pid) };
+    const env: NodeJS.ProcessEnv = { ...baseEnv, ...specEnv, ...request.env, JPY_PARENT_PID: String(process.pid) };
+    if (this.#options.persist) delete env.JPY_PARENT_PID;
     const [command, ...args] = argv as [string, ...string[]];
 
     let child: ChildProcess;
@@ -130,7 +139,7 @@ export class LocalProvisioner implements KernelProvisioner {
       // The program the kernelspec names is missing: an unavailable external program (503).
       throw this.#startError(request, what, error, error.code === 'ENOENT' ? 'unavailable' : 'internal');
     }
-    liveGroups.add(pid);
+    if (!this.#options.persist) liveGroups.add(pid);
     this.#options.registry?.add(request.kernelId, pid, connectionFile);
     let dead = false;
     void exited.then(() => {
@@ -169,7 +178,7 @@ export class LocalProvisioner implements KernelProvisioner {
             'timeout',
           );
         }
-        return connection;
+        return new ZmtpTransport(connection);
       },
     );
     // The manager awaits it; this only keeps an early failure from counting as unhandled.
@@ -178,11 +187,24 @@ export class LocalProvisioner implements KernelProvisioner {
       connected,
       pid,
       exited,
+      connectionFile,
       isAlive: () => !dead,
       signal: (signal) => {
         if (!dead) signalGroup(pid, signal);
       },
       kill,
+      release: () => {
+        // Nothing of the child may keep this process from exiting.
+        child.unref();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      },
     };
+  }
+
+  async reattach(record: KernelRecord): Promise<KernelProcess | undefined> {
+    const local = record.local;
+    if (!local || !recordNamesKernel(local)) return undefined;
+    return adoptedProcess(record.kernelId, local, this.#options.registry);
   }
 }

@@ -1,4 +1,5 @@
 import type { KernelSpecSource } from '../kernelspecs/source.js';
+import type { KernelPersistence } from './persistence.js';
 import type { KernelProvisioner } from './provisioner.js';
 
 export interface CullingOptions {
@@ -33,6 +34,11 @@ export interface KernelManagerOptions {
    * `KernelManager.startPools()`. Only ipykernel kernelspecs can be pooled (see pool.ts).
    */
   pools?: Readonly<Record<string, number>>;
+  /**
+   * Kernels outlive the server (`--persist-kernels`): their records are kept up to date here, and
+   * `shutdownAll()` leaves them running with their records for the next server to adopt.
+   */
+  persistence?: KernelPersistence;
   now?: () => Date;
   warn?: (message: string) => void;
 }

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { conflict, gone, internalError, isNbserveError, notFound, unavailable } from '../errors.js';
 import { specToStart } from '../kernelspecs/source.js';
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
-import { idleKernels } from './culling.js';
+import { cullingTimer, idleKernels } from './culling.js';
 import { Kernel } from './kernel.js';
 import type { CullingOptions, KernelManagerOptions, StartKernelOptions } from './manager-options.js';
 import { type KernelPools, openPools, poolCanHonour } from './pool.js';
 import type { KernelProcess, RemoteKernel } from './provisioner.js';
+import { stopKernelProcess } from './stop-process.js';
 import type { KernelModel } from './types.js';
 import { resolveWorkingDir } from './working-dir.js';
 
@@ -30,7 +31,7 @@ export class KernelManager {
   readonly #now: () => Date;
   readonly #warn: (message: string) => void;
   readonly #culling: CullingOptions;
-  #cullTimer: NodeJS.Timeout | undefined;
+  readonly #cullTimer: NodeJS.Timeout | undefined;
   readonly #starting = new Set<Promise<void>>();
   #pools: KernelPools | undefined;
   #poolsStarted: Promise<void> | undefined;
@@ -46,10 +47,7 @@ export class KernelManager {
       connected: options.culling?.connected ?? false,
       busy: options.culling?.busy ?? false,
     };
-    if (this.#culling.idleTimeout > 0 && this.#culling.interval > 0) {
-      this.#cullTimer = setInterval(() => void this.cullIdle(), this.#culling.interval * 1000);
-      this.#cullTimer.unref();
-    }
+    this.#cullTimer = cullingTimer(this.#culling, () => void this.cullIdle());
   }
 
   get #kernelInfoTimeout(): number {
@@ -236,17 +234,29 @@ export class KernelManager {
       timeoutMs: this.#kernelInfoTimeout,
     });
     kernel.adopt(process);
+    if (process.remote && process.remote.id !== kernel.id) this.#rename(kernel, process.remote.id);
     const ready = this.#connect(kernel, process);
     // Awaited by every caller; this only keeps a failure before that from counting as unhandled.
     ready.catch(() => {});
     return { process, ready };
   }
 
+  /** A gateway kernel goes by the gateway's id, as in jupyter_server's GatewayKernelManager. */
+  #rename(kernel: Kernel, id: string): void {
+    const listed = this.#kernels.get(kernel.id) === kernel;
+    const tracking = this.#tracking.get(kernel.id);
+    if (listed) this.#kernels.delete(kernel.id);
+    this.#tracking.delete(kernel.id);
+    kernel.id = id;
+    if (listed) this.#kernels.set(id, kernel);
+    if (tracking) this.#tracking.set(id, tracking);
+  }
+
   async #connect(kernel: Kernel, process: KernelProcess): Promise<void> {
     try {
-      const info = await process.connected;
+      const transport = await process.connected;
       if (kernel.process !== process) throw gone(`Kernel ${kernel.id} was restarted while starting`);
-      kernel.connect(info);
+      kernel.connect(transport);
       await kernel.waitReady(this.#kernelInfoTimeout);
     } catch (error) {
       if (kernel.process === process) kernel.detach();
@@ -255,6 +265,16 @@ export class KernelManager {
     }
     const tracking = this.#tracking.get(kernel.id);
     if (tracking) tracking.startedAt = Date.now();
+    if (this.#kernels.get(kernel.id) === kernel) this.#options.persistence?.watch(kernel);
+    void process.exited.then(() => this.#onExit(kernel, process));
+  }
+
+  /** Lists a kernel an earlier server left running (adoption.ts): tracked from now on like any other. */
+  adopted(kernel: Kernel, process: KernelProcess): void {
+    if (this.#closed || this.#kernels.has(kernel.id)) throw conflict(`Kernel ${kernel.id} is already running here`);
+    this.#kernels.set(kernel.id, kernel);
+    this.#tracking.set(kernel.id, { startedAt: Date.now(), failures: 0, expectingExit: false });
+    this.#options.persistence?.watch(kernel);
     void process.exited.then(() => this.#onExit(kernel, process));
   }
 
@@ -314,10 +334,20 @@ export class KernelManager {
     }
   }
 
-  /** Shuts every kernel down in parallel; the manager refuses new kernels afterwards. */
+  /** Shuts every kernel down (with persistence: leaves them running, recorded); refuses new ones afterwards. */
   async shutdownAll(): Promise<void> {
     this.#closed = true;
     if (this.#cullTimer) clearInterval(this.#cullTimer);
+    const persistence = this.#options.persistence;
+    if (persistence) {
+      persistence.close();
+      for (const kernel of this.#kernels.values()) {
+        kernel.dispose();
+        kernel.process?.release?.();
+      }
+      this.#kernels.clear();
+      this.#tracking.clear();
+    }
     await Promise.all([
       ...[...this.#kernels.keys()].map((id) => this.#shutdown(id, false).catch(() => {})),
       this.#poolsStarted?.catch(() => {}).then(() => this.#pools?.close()),
@@ -356,34 +386,8 @@ export class KernelManager {
     return kernel;
   }
 
-  /**
-   * shutdown_request on control, wait; SIGTERM to the group, wait; SIGKILL. Connection file
-   * and pid record are removed either way.
-   */
-  async #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
-    const process = kernel.process;
-    if (!process) return;
-    if (process.remote) {
-      kernel.detach();
-      await process.kill();
-      return;
-    }
-    const half = (this.#options.shutdownWaitMs ?? 5000) / 2;
-    const exitedWithin = (ms: number) =>
-      Promise.race([
-        process.exited.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
-      ]);
-    if (process.isAlive()) {
-      // A kernel still starting has no ports to ask on yet: SIGTERM at once.
-      if (kernel.connectionInfo) void kernel.request('control', 'shutdown_request', { restart }, half);
-      if (!kernel.connectionInfo || !(await exitedWithin(half))) {
-        process.signal('SIGTERM');
-        await exitedWithin(half);
-      }
-    }
-    kernel.detach();
-    await process.kill();
+  #stopProcess(kernel: Kernel, restart: boolean): Promise<void> {
+    return stopKernelProcess(kernel, restart, this.#options.shutdownWaitMs ?? 5000);
   }
 
   #remove(kernel: Kernel, finalState: 'dead' | undefined): void {
@@ -393,6 +397,7 @@ export class KernelManager {
     }
     this.#kernels.delete(kernel.id);
     this.#tracking.delete(kernel.id);
+    this.#options.persistence?.forget(kernel.id);
     kernel.dispose();
     for (const listener of this.#removedListeners) listener(kernel.id);
   }

@@ -53,9 +53,10 @@ export class PidRegistry {
    * Kills the process groups of kernels whose server is gone and removes their records and
    * connection files. Returns the ids of the kernels that were still running and were killed:
    * a kernel that had exited by itself (a zombie included), or whose pid now belongs to another
-   * program, is neither killed nor counted. Records of live servers are left alone.
+   * program, is neither killed nor counted. Records of live servers are left alone, and so are
+   * the kernels named in `spare` (persisted kernels, `--persist-kernels`: adopted, never reaped).
    */
-  reapOrphans(): string[] {
+  reapOrphans(spare: ReadonlySet<string> = new Set()): string[] {
     let names: string[];
     try {
       names = readdirSync(this.dir);
@@ -80,7 +81,7 @@ export class PidRegistry {
       const serverAlive =
         isProcessAlive(record.serverPid) &&
         (record.serverStartTime === null || processStartTime(record.serverPid) === record.serverStartTime);
-      if (serverAlive) continue;
+      if (serverAlive || spare.has(String(record.kernelId))) continue;
       const running =
         isSameProcess(record.pid, record.startTime) && (isProcessAlive(record.pid) || isGroupAlive(record.pid));
       if (running && signalGroup(record.pid, 'SIGKILL')) killed.push(String(record.kernelId));

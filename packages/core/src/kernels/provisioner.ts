@@ -1,5 +1,6 @@
 import type { KernelSpecEntry } from '../kernelspecs/spec.js';
-import type { ConnectionInfo } from './types.js';
+import type { KernelRecord } from './kernel-records.js';
+import type { KernelTransport } from './transport.js';
 
 export interface LaunchRequest {
   kernelId: string;
@@ -20,10 +21,11 @@ export interface ExitInfo {
 /** One launched kernel process (or remote kernel) as the manager sees it. */
 export interface KernelProcess {
   /**
-   * The kernel's ports and key, once it published them. Rejects with a start error (the process
-   * already killed) when the kernel exits or times out first.
+   * The channels to the kernel, once it published where they are (a local kernel its ports and
+   * key). Rejects with a start error (the process already killed) when the kernel exits or times
+   * out first.
    */
-  readonly connected: Promise<ConnectionInfo>;
+  readonly connected: Promise<KernelTransport>;
   /** Process id (= process group id for local kernels); undefined for remote kernels. */
   readonly pid: number | undefined;
   /** Resolves once the kernel process has exited. */
@@ -35,6 +37,10 @@ export interface KernelProcess {
   kill(): Promise<void>;
   /** Set for a kernel on another server (a gateway), which interrupts, restarts and culls it itself. */
   readonly remote?: RemoteKernel;
+  /** A local kernel's connection file. */
+  readonly connectionFile?: string;
+  /** Lets go of the kernel, leaving it running (`--persist-kernels`, the server stopping). */
+  release?(): void;
 }
 
 /**
@@ -57,4 +63,9 @@ export interface RemoteKernel {
 export interface KernelProvisioner {
   /** Starts the kernel; resolves as soon as it runs, before it published its connection info. */
   launch(request: LaunchRequest): Promise<KernelProcess>;
+  /**
+   * Takes over a kernel an earlier server left running, from its record; undefined when the
+   * record no longer names a running kernel (it is then left alone, never signalled).
+   */
+  reattach?(record: KernelRecord): Promise<KernelProcess | undefined>;
 }

@@ -64,6 +64,24 @@ export function readyCommand(properties: Record<string, string>): Buffer {
   return Buffer.concat([frameHeader(body.length, COMMAND), body]);
 }
 
+/** The properties of a READY command's body (Socket-Type, Identity, ...); throws on a corrupt one. */
+export function readyProperties(body: Buffer): Record<string, Buffer> {
+  const properties: Record<string, Buffer> = {};
+  let at = 1 + (body[0] ?? 0);
+  while (at < body.length) {
+    const nameLength = body[at] as number;
+    const name = body.toString('latin1', at + 1, at + 1 + nameLength);
+    at += 1 + nameLength;
+    if (at + 4 > body.length) throw new Error('a truncated READY property');
+    const valueLength = body.readUInt32BE(at);
+    at += 4;
+    if (at + valueLength > body.length) throw new Error('a truncated READY property');
+    properties[name] = body.subarray(at, at + valueLength);
+    at += valueLength;
+  }
+  return properties;
+}
+
 /** A command's name (`READY`, `ERROR`, ...). */
 export function commandName(body: Buffer): string {
   const length = body[0] ?? 0;

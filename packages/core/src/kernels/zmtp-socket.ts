@@ -11,7 +11,7 @@ import {
 } from './zmtp-frames.js';
 
 /**
- * A ZeroMQ DEALER or SUB socket that connects to one peer (a kernel's ROUTER or PUB), written in
+ * A ZeroMQ DEALER, SUB or REQ socket that connects to one peer (a kernel's ROUTER, PUB or REP), written in
  * JavaScript on `net.Socket`. The server's kernel sockets were zeromq.js's, where every message
  * crosses libzmq's I/O thread: on these 2-core VMs each such hand-off is a costly wake-up, paid
  * by every message of every round trip (docs/benchmarks.md). Here the bytes go from the event
@@ -21,11 +21,13 @@ import {
  * after a lost connection reconnects) in the background, retrying a refused connection after
  * `reconnectInterval` ms, doubling up to `reconnectMaxInterval`; messages sent meanwhile wait and
  * go out, in order, once the peer has answered the handshake; a SUB subscribes again on each
- * connection; `close()` drops what is queued (linger 0). The API is the part of zeromq.js's that
- * the server uses: `send()`, `subscribe()`, `close()` and async iteration over received messages.
+ * connection; `close()` drops what is queued (linger 0). A REQ puts the empty delimiter frame
+ * before what it sends and takes it off what it receives (the heartbeat's round trips). The API is
+ * zeromq.js's: `send()`, `subscribe()`, `close()` and async iteration over received messages.
+ * The bind side (ROUTER, PUB, REP) is zmtp-listener.ts.
  */
 
-export type ZmtpSocketType = 'DEALER' | 'SUB';
+export type ZmtpSocketType = 'DEALER' | 'SUB' | 'REQ';
 
 export interface ZmtpSocketOptions {
   /** Sent as the Identity property: the kernel's ROUTER addresses replies (and stdin) to it. */
@@ -45,6 +47,7 @@ type State = 'idle' | 'greeting' | 'handshake' | 'ready';
 
 /** ZMTP 3.0's subscription to every topic: a message of the byte 1 and an empty prefix. */
 const SUBSCRIBE_ALL = Buffer.from([1]);
+const EMPTY = new Uint8Array(0);
 
 export class ZmtpSocket implements AsyncIterable<Buffer[]> {
   readonly #type: ZmtpSocketType;
@@ -94,12 +97,12 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
   /** Sends one multipart message; resolves when it is written or queued (waiting only for room). */
   async send(frames: Uint8Array[]): Promise<void> {
     if (this.#closed) throw new Error('socket closed');
-    if (this.#type !== 'DEALER') throw new Error('a SUB socket sends nothing');
+    if (this.#type === 'SUB') throw new Error('a SUB socket sends nothing');
     while (!this.#hasRoom()) {
       await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
       if (this.#closed) throw new Error('socket closed');
     }
-    const buffers = encodeMessage(frames);
+    const buffers = encodeMessage(this.#type === 'REQ' ? [EMPTY, ...frames] : frames);
     if (this.#state === 'ready') this.#write(buffers);
     else this.#outbox.push(buffers);
   }
@@ -194,7 +197,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
       if (problem) throw new Error(problem);
       this.#state = 'handshake';
       const properties: Record<string, string> = { 'Socket-Type': this.#type };
-      if (this.#type === 'DEALER') properties.Identity = this.#options.routingId ?? '';
+      if (this.#type !== 'SUB') properties.Identity = this.#options.routingId ?? '';
       this.#connection?.write(readyCommand(properties));
     }
     for (let decoded = this.#decoder.next(); decoded; decoded = this.#decoder.next()) this.#handle(decoded);
@@ -208,13 +211,19 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
       return; // other commands (ZMTP 3.1's PING, say) are not sent to a 3.0 peer
     }
     if (this.#state !== 'ready') throw new Error('a message before the handshake');
+    let frames = decoded.frames;
+    if (this.#type === 'REQ') {
+      const delimiter = frames.findIndex((frame) => frame.length === 0);
+      if (delimiter < 0) return; // not a reply
+      frames = frames.slice(delimiter + 1);
+    }
     if (this.#reader) {
       const reader = this.#reader;
       this.#reader = undefined;
-      reader({ done: false, value: decoded.frames });
+      reader({ done: false, value: frames });
       return;
     }
-    this.#inbox.push(decoded.frames);
+    this.#inbox.push(frames);
     const limit = this.#options.receiveHighWaterMark;
     if (limit > 0 && this.#inbox.length >= limit && !this.#paused) {
       this.#paused = true;

@@ -17,6 +17,17 @@ export interface SessionStore {
 
 export class MemorySessionStore implements SessionStore {
   readonly #records = new Map<string, SessionRecord>();
+  /** Told of the kernels whose sessions changed (a persisted kernel's record keeps them). */
+  onChange: (kernelId: string) => void = () => {};
+
+  constructor(records: readonly SessionRecord[] = []) {
+    for (const record of records) this.#records.set(record.id, { ...record });
+  }
+
+  /** The sessions of one kernel, at once. */
+  forKernel(kernelId: string): SessionRecord[] {
+    return [...this.#records.values()].filter((r) => r.kernelId === kernelId).map((r) => ({ ...r }));
+  }
 
   async list(): Promise<SessionRecord[]> {
     return [...this.#records.values()].map((r) => ({ ...r }));
@@ -28,10 +39,15 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async put(record: SessionRecord): Promise<void> {
+    const before = this.#records.get(record.id);
     this.#records.set(record.id, { ...record });
+    if (before && before.kernelId !== record.kernelId) this.onChange(before.kernelId);
+    this.onChange(record.kernelId);
   }
 
   async delete(id: string): Promise<void> {
+    const before = this.#records.get(id);
     this.#records.delete(id);
+    if (before) this.onChange(before.kernelId);
   }
 }

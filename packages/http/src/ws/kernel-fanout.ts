@@ -22,6 +22,9 @@ export interface FanoutOptions extends ChannelSocketOptions {
 
 /** Disconnected sessions kept for replay per kernel. */
 const MAX_DETACHED_SESSIONS = 16;
+/** What an adopted session keeps for the first socket at least (replies to a cell run across a restart). */
+const ADOPTED_BUFFER_BYTES = 16 * 1024 * 1024;
+const ADOPTED_BUFFER_MS = 10 * 60_000;
 
 /**
  * A frontend, identified by its `session_id`: its own kernel sockets (so replies and stdin come
@@ -36,6 +39,8 @@ class ClientSession {
     readonly id: string,
     readonly client: KernelClient,
     readonly replayable: boolean,
+    /** Its client was adopted with its kernel from an earlier server: until it reconnects, what it gets goes to every socket. */
+    readonly adopted = false,
   ) {}
 
   deliver(message: Outgoing): void {
@@ -74,6 +79,46 @@ export class KernelFanout {
         if (event === 'dead') setTimeout(() => this.dispose(), 100).unref();
       }),
     );
+    this.#takeAdopted();
+  }
+
+  /**
+   * The clients of a kernel adopted from an earlier server (`--persist-kernels`), reopened under
+   * their routing ids: each becomes a detached session under its old `session_id`. What the kernel
+   * still sends them (the output and reply of a cell run across the restart) goes to the frontend
+   * that reconnects with that session id, and meanwhile to every socket of the kernel, or waits for
+   * the first one.
+   */
+  #takeAdopted(): void {
+    for (const { client, received } of this.kernel.takeAdoptedClients()) {
+      const id = client.sessionId || randomUUID();
+      if (this.#sessions.has(id)) {
+        client.close();
+        continue;
+      }
+      const session = new ClientSession(id, client, true, true);
+      const maxBytes = Math.max(this.#options.replayMaxBytes, ADOPTED_BUFFER_BYTES);
+      session.buffer = new ReplayBuffer(maxBytes, Math.max(this.#options.replayMaxAgeMs, ADOPTED_BUFFER_MS));
+      for (const [channel, raw] of received) session.buffer.push(channel, raw);
+      session.expiry = setTimeout(() => this.#forget(session), ADOPTED_BUFFER_MS);
+      session.expiry.unref();
+      client.onMessage = (channel, raw) => this.#deliverAdopted(session, new Outgoing(channel, raw, ''));
+      this.#sessions.set(id, session);
+    }
+  }
+
+  #deliverAdopted(session: ClientSession, message: Outgoing): void {
+    if (session.socket) {
+      session.socket.deliver(message);
+      return;
+    }
+    let delivered = false;
+    for (const other of this.#sessions.values()) {
+      if (!other.socket) continue;
+      other.socket.deliver(message);
+      delivered = true;
+    }
+    if (!delivered) session.buffer?.push(message.channel, message.raw);
   }
 
   #touch(): void {
@@ -112,7 +157,7 @@ export class KernelFanout {
       this.kernel.connections = Math.max(0, this.kernel.connections - 1);
     }
     if (!session) {
-      const client = this.kernel.createClient();
+      const client = this.kernel.createClient(undefined, id);
       session = new ClientSession(id, client, replayable);
       const s = session;
       client.onMessage = (channel, raw) => s.deliver(new Outgoing(channel, raw, ''));
@@ -134,6 +179,11 @@ export class KernelFanout {
     const replay = session.buffer?.drain() ?? [];
     session.buffer = undefined;
     for (const { channel, raw } of replay) socket.deliver(new Outgoing(channel, raw, ''));
+    // What adopted sessions received while no socket was connected goes to the first one.
+    for (const other of this.#sessions.values()) {
+      if (!other.adopted || other.socket || !other.buffer) continue;
+      for (const { channel, raw } of other.buffer.drain()) socket.deliver(new Outgoing(channel, raw, ''));
+    }
     const hello = protocol.createMessage('kernel_info_request', {}, { session: this.kernel.session });
     session.client.send('shell', protocol.toRaw(hello));
   }

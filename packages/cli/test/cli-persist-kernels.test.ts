@@ -1,0 +1,288 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { kernelPidByConnectionFile } from '../../../testing/kernel-cases.js';
+import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
+import { type Frame, open, type Recorder } from '../../../testing/ws-recorder.js';
+import { type Cli, type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+
+/**
+ * `--persist-kernels`: kernels outlive the server (SIGTERM or SIGKILL) and the next server on the
+ * same dirs adopts them, with their ids, sessions and state; bad records are ignored.
+ */
+
+const auth = { authorization: `token ${TOKEN}` };
+const sockets: Recorder[] = [];
+const pidsToKill = new Set<number>();
+const dirsToRemove: Dirs[] = [];
+
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.ws.terminate();
+});
+afterAll(async () => {
+  killLeftovers();
+  for (const pid of pidsToKill) signal(pid, 'SIGKILL');
+  for (const dirs of dirsToRemove) await fs.rm(dirs.dir, { recursive: true, force: true });
+  await removeSandbox();
+});
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, name);
+  } catch {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** Alive per /proc (a zombie or a missing entry counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+async function newDirs(): Promise<Dirs> {
+  const dirs = await tempDirs();
+  dirsToRemove.push(dirs);
+  return dirs;
+}
+
+async function start(dirs: Dirs, extra: string[] = ['--persist-kernels']): Promise<{ cli: Cli; origin: string }> {
+  const cli = runCli([dirs.root, ...isolated(dirs), `--token=${TOKEN}`, ...extra]);
+  return { cli, origin: new URL(await cli.url).origin };
+}
+
+async function api(origin: string, route: string, init: { method?: string; json?: unknown } = {}) {
+  const response = await fetch(`${origin}/${route}`, {
+    method: init.method ?? 'GET',
+    headers: { ...auth, 'content-type': 'application/json' },
+    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function newSession(origin: string, notebook: string, kernel: string): Promise<{ id: string; kernelId: string }> {
+  const { status, body } = await api(origin, 'api/sessions', {
+    method: 'POST',
+    json: { path: notebook, name: notebook, type: 'notebook', kernel: { name: kernel } },
+  });
+  expect(status).toBe(201);
+  return { id: body.id, kernelId: body.kernel.id };
+}
+
+async function channels(origin: string, kernelId: string, sessionId = randomUUID()): Promise<Recorder> {
+  const url = `${origin.replace('http', 'ws')}/api/kernels/${kernelId}/channels?session_id=${sessionId}`;
+  const socket = await open(url, auth);
+  sockets.push(socket);
+  return socket;
+}
+
+function sendExecute(socket: Recorder, code: string): string {
+  const msgId = randomUUID();
+  socket.ws.send(
+    JSON.stringify({
+      header: { msg_id: msgId, msg_type: 'execute_request', session: 'test', username: '', date: '', version: '5.3' },
+      parent_header: {},
+      metadata: {},
+      content: { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false },
+      channel: 'shell',
+    }),
+  );
+  return msgId;
+}
+
+const childOf = (msgId: string, type: string) => (f: Frame) =>
+  f.header.msg_type === type && f.parent_header.msg_id === msgId;
+
+/** Runs `code`; the text/plain of its result (or of its stream output when there is none). */
+async function run(socket: Recorder, code: string): Promise<string> {
+  const msgId = sendExecute(socket, code);
+  const reply = await socket.waitFor(childOf(msgId, 'execute_reply'), 60_000);
+  expect(reply.content.status).toBe('ok');
+  const result = socket.frames.find(childOf(msgId, 'execute_result'));
+  return String((result?.content.data as Record<string, unknown> | undefined)?.['text/plain'] ?? '');
+}
+
+async function stop(cli: Cli, how: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+  cli.child.kill(how);
+  const exit = await cli.exit;
+  if (how === 'SIGTERM') expect(exit).toEqual({ code: 0, signal: null });
+}
+
+describe('--persist-kernels', () => {
+  it('leaves kernels running on SIGTERM; the next server adopts them with ids, sessions and state', async () => {
+    const dirs = await newDirs();
+    const first = await start(dirs);
+    const python = await newSession(first.origin, 'py.ipynb', 'python3');
+    const js = await newSession(first.origin, 'js.ipynb', 'javascript');
+    expect(await run(await channels(first.origin, python.kernelId), 'x = 41')).toBe('');
+    expect(await run(await channels(first.origin, js.kernelId), 'globalThis.z = 6')).toBe('6');
+    const pids = [python.kernelId, js.kernelId].map(kernelPidByConnectionFile);
+    for (const pid of pids) pidsToKill.add(pid);
+    const before = (await api(first.origin, 'api/sessions')).body;
+    await stop(first.cli, 'SIGTERM');
+    expect(pids.filter(alive)).toEqual(pids);
+
+    const second = await start(dirs);
+    const kernels = (await api(second.origin, 'api/kernels')).body as { id: string }[];
+    expect(kernels.map((k) => k.id).sort()).toEqual([python.kernelId, js.kernelId].sort());
+    const sessions = (await api(second.origin, 'api/sessions')).body as { id: string; kernel: { id: string } }[];
+    expect(sessions.map((s) => [s.id, s.kernel.id]).sort()).toEqual(
+      (before as { id: string; kernel: { id: string } }[]).map((s) => [s.id, s.kernel.id]).sort(),
+    );
+    expect(await run(await channels(second.origin, python.kernelId), 'x + 1')).toBe('42');
+    expect(await run(await channels(second.origin, js.kernelId), 'z + 1')).toBe('7');
+    for (const id of [python.kernelId, js.kernelId]) {
+      expect((await api(second.origin, `api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
+    }
+    await waitFor(() => !pids.some(alive), { timeoutMs: 15_000 });
+    await stop(second.cli, 'SIGTERM');
+  }, 120_000);
+
+  it('survives SIGKILL: a cell running across the restart reaches a client of the new server; a kernel killed meanwhile is dropped with its session', async () => {
+    const dirs = await newDirs();
+    const first = await start(dirs);
+    const kept = await newSession(first.origin, 'kept.ipynb', 'python3');
+    const lost = await newSession(first.origin, 'lost.ipynb', 'python3');
+    const socket = await channels(first.origin, kept.kernelId);
+    expect(await run(socket, 'x = 41')).toBe('');
+    const lostPid = kernelPidByConnectionFile(lost.kernelId);
+    const keptPid = kernelPidByConnectionFile(kept.kernelId);
+    pidsToKill.add(lostPid).add(keptPid);
+    const msgId = sendExecute(
+      socket,
+      "import time\nprint('before', flush=True)\ntime.sleep(8)\nprint('after')\ny = x + 1\ny",
+    );
+    await socket.waitFor((f) => childOf(msgId, 'stream')(f) && String(f.content.text).includes('before'), 30_000);
+    await stop(first.cli, 'SIGKILL');
+    signal(lostPid, 'SIGKILL');
+    await waitFor(() => !alive(lostPid), { timeoutMs: 10_000 });
+
+    const second = await start(dirs);
+    const kernels = (await api(second.origin, 'api/kernels')).body as { id: string; execution_state: string }[];
+    expect(kernels.map((k) => k.id)).toEqual([kept.kernelId]);
+    const sessions = (await api(second.origin, 'api/sessions')).body as { id: string }[];
+    expect(sessions.map((s) => s.id)).toEqual([kept.id]);
+    // a client of the new server (a new channels session) gets the rest of the cell and its reply
+    const later = await channels(second.origin, kept.kernelId);
+    const reply = await later.waitFor(childOf(msgId, 'execute_reply'), 60_000);
+    expect(reply.content.status).toBe('ok');
+    const outputs = later.frames.filter((f) => f.parent_header.msg_id === msgId);
+    expect(outputs.some((f) => f.header.msg_type === 'stream' && String(f.content.text).includes('after'))).toBe(true);
+    expect(await run(later, 'y')).toBe('42');
+    expect((await api(second.origin, `api/kernels/${kept.kernelId}`, { method: 'DELETE' })).status).toBe(204);
+    await stop(second.cli, 'SIGTERM');
+  }, 120_000);
+
+  it("keeps a kernel's last activity across the restart, so culling counts the idle time before it", async () => {
+    const dirs = await newDirs();
+    const first = await start(dirs);
+    const { kernelId } = await newSession(first.origin, 'idle.ipynb', 'python3');
+    const socket = await channels(first.origin, kernelId);
+    await run(socket, '1');
+    socket.ws.close();
+    pidsToKill.add(kernelPidByConnectionFile(kernelId));
+    await waitFor(async () => (await api(first.origin, `api/kernels/${kernelId}`)).body.connections === 0);
+    const idleSince = (await api(first.origin, `api/kernels/${kernelId}`)).body.last_activity;
+    await stop(first.cli, 'SIGTERM');
+
+    const second = await start(dirs, ['--persist-kernels', '--cull-idle-timeout=3', '--cull-interval=1']);
+    expect((await api(second.origin, `api/kernels/${kernelId}`)).body.last_activity).toBe(idleSince);
+    await waitFor(async () => (await api(second.origin, `api/kernels/${kernelId}`)).status === 404, {
+      timeoutMs: 20_000,
+    });
+    await stop(second.cli, 'SIGTERM');
+  }, 120_000);
+
+  it('ignores corrupt records and records naming a process that is not the kernel, never signalling it', async () => {
+    const dirs = await newDirs();
+    await fs.mkdir(dirs.runtime, { recursive: true });
+    const bystander = spawn('sleep', ['120'], { detached: true, stdio: 'ignore' });
+    const pid = bystander.pid as number;
+    pidsToKill.add(pid);
+    const startTime = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19] ?? null;
+    const deadServer = 2 ** 22 + 7; // no such pid
+    // A corrupt persisted record, with a pid record (of a gone server) naming the bystander.
+    await fs.writeFile(path.join(dirs.runtime, 'nbserve-kernel-corrupt.persist.json'), '{"kernelId": "corr');
+    await fs.writeFile(
+      path.join(dirs.runtime, 'nbserve-kernel-corrupt.pid.json'),
+      JSON.stringify({
+        kernelId: 'corrupt',
+        pid,
+        startTime,
+        serverPid: deadServer,
+        serverStartTime: null,
+        connectionFile: path.join(dirs.runtime, 'kernel-corrupt.json'),
+      }),
+    );
+    // A well-formed record whose pid is the bystander, which is not that kernel.
+    const record = {
+      kernelId: 'impostor',
+      specName: 'python3',
+      cwd: dirs.root,
+      env: {},
+      session: 's',
+      routingId: 'r',
+      local: {
+        pid,
+        startTime,
+        connectionFile: path.join(dirs.runtime, 'kernel-impostor.json'),
+        connection: {
+          ip: '127.0.0.1',
+          transport: 'tcp',
+          shell_port: 1,
+          iopub_port: 2,
+          stdin_port: 3,
+          control_port: 4,
+          hb_port: 5,
+          key: 'k',
+          signature_scheme: 'hmac-sha256',
+        },
+      },
+      clients: [],
+      lastActivity: new Date().toISOString(),
+      sessions: [{ id: 'sess', path: 'a.ipynb', name: 'a.ipynb', type: 'notebook', kernelId: 'impostor' }],
+      serverPid: deadServer,
+      serverStartTime: null,
+    };
+    await fs.writeFile(path.join(dirs.runtime, 'nbserve-kernel-impostor.persist.json'), JSON.stringify(record));
+
+    const server = await start(dirs);
+    expect((await api(server.origin, 'api/kernels')).body).toEqual([]);
+    expect((await api(server.origin, 'api/sessions')).body).toEqual([]);
+    expect(alive(pid)).toBe(true);
+    const left = await fs.readdir(dirs.runtime);
+    expect(left.filter((name) => name.endsWith('.persist.json'))).toEqual([]);
+    // the server works: a kernel starts and runs
+    const { kernelId } = await newSession(server.origin, 'new.ipynb', 'javascript');
+    expect(await run(await channels(server.origin, kernelId), '1 + 1')).toBe('2');
+    await api(server.origin, `api/kernels/${kernelId}`, { method: 'DELETE' });
+    await stop(server.cli, 'SIGTERM');
+    expect(alive(pid)).toBe(true);
+    signal(pid, 'SIGKILL');
+  }, 120_000);
+
+  it('is off by default: no kernel is left after a stop', async () => {
+    const dirs = await newDirs();
+    const server = await start(dirs, []);
+    const { kernelId } = await newSession(server.origin, 'gone.ipynb', 'python3');
+    await run(await channels(server.origin, kernelId), '1');
+    const pid = kernelPidByConnectionFile(kernelId);
+    pidsToKill.add(pid);
+    await stop(server.cli, 'SIGTERM');
+    await waitFor(() => !alive(pid), { timeoutMs: 15_000 });
+    expect((await fs.readdir(dirs.runtime)).filter((name) => name.endsWith('.persist.json'))).toEqual([]);
+  }, 60_000);
+});
