@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.js';
+import { makeTempDir } from './temp.js';
 
 export interface JupyterServer {
   /** `http://127.0.0.1:<port>/` */
@@ -21,7 +21,7 @@ export interface JupyterServer {
 }
 
 export async function startJupyterServer(options: { token?: string; timeoutMs?: number } = {}): Promise<JupyterServer> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-jupyter-server-')));
+  const dir = await makeTempDir('nbserve-jupyter-server-');
   for (const sub of ['root', 'config', 'data', 'runtime']) await fs.mkdir(path.join(dir, sub));
   const token = options.token ?? 'jupyter-server-test-token-0123456789abcdef';
   const port = await freePort();

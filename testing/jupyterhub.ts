@@ -8,12 +8,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { freePort } from './ports.js';
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { REPO } from './repo.js';
+import { makeTempDir } from './temp.js';
 
 /**
  * What the hub test configures for its spawner, and what docs/jupyterhub.md tells hub admins to
@@ -139,7 +138,7 @@ function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
 
 /** Starts the hub and waits until its API answers through the proxy. */
 export async function startHub(options: HubOptions): Promise<RunningHub> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-hub-')));
+  const dir = await makeTempDir('nbserve-hub-');
   const ports = { proxy: await freePort(), proxyApi: await freePort(), hub: await freePort() };
   const configFile = path.join(dir, 'jupyterhub_config.py');
   await fs.writeFile(configFile, hubConfig(dir, ports, options));

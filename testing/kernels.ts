@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type KernelClient,
@@ -11,10 +10,11 @@ import {
   protocol,
 } from '@nbserve/core';
 import { writeFloodKernelSpec } from './flood-kernelspec.js';
+import { makeTempDir } from './temp.js';
 
 /** A KernelManager over real temp dirs, the Debian python3 kernelspec and the flood kernels. */
 export async function createKernelHarness(overrides: Partial<KernelManagerOptions> = {}) {
-  const base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-kernels-'));
+  const base = await makeTempDir('nbserve-kernels-');
   const root = path.join(base, 'root');
   const runtimeDir = path.join(base, 'runtime');
   const kernelsDir = path.join(base, 'share', 'kernels');

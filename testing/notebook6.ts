@@ -6,9 +6,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.js';
+import { makeTempDir } from './temp.js';
 
 export const NOTEBOOK6_TOKEN = 'n0teb00k6n0teb00k6n0teb00k6n0teb00k6n0teb00k6';
 
@@ -64,7 +64,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** Starts Notebook 6.4; a port taken meanwhile by someone else is retried on another one. */
 export async function startNotebook6(options: Notebook6Options = {}): Promise<Notebook6> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-notebook6-')));
+  const dir = await makeTempDir('nbserve-notebook6-');
   const notebookDir = path.join(dir, 'notebooks');
   for (const sub of ['notebooks', 'config', 'data', 'runtime', 'ipython']) await fs.mkdir(path.join(dir, sub));
   const timeoutMs = options.startTimeoutMs ?? 90_000;

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
@@ -23,7 +23,7 @@ let bin: string;
 let dirs: Dirs;
 
 beforeAll(async () => {
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-crash-'));
+  work = await makeTempDir('nbserve-crash-');
   const pkg = path.join(work, 'node_modules', 'nbserve');
   await fs.mkdir(pkg, { recursive: true });
   await fs.copyFile(path.join(REPO, 'packages/cli/package.json'), path.join(pkg, 'package.json'));

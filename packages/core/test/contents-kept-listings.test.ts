@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { makeTempDirSync } from '../../../testing/temp.js';
 import { type KeptListing, KeptListings, ListedStats } from '../src/contents/kept-listings.js';
 import { type ChildrenWatch, ContentsManager, type ContentsStore, FileSystemStore } from '../src/index.js';
 
@@ -45,7 +45,7 @@ function fill(dir: string, subdirectories: string[] = []) {
 }
 
 beforeAll(async () => {
-  root = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'nbserve-kept-'));
+  root = makeTempDirSync('nbserve-kept-');
   fill(nodePath.join(root, 'big'), ['sub1', 'sub2']);
   fill(nodePath.join(root, 'linked'));
   fs.symlinkSync('f00000.txt', nodePath.join(root, 'linked', 'alias.txt'));

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { ContentsManager, FileSystemStore, type StoreNames } from '../src/index.js';
 
 /**
@@ -27,7 +27,7 @@ let store: CountingStore;
 let contents: ContentsManager;
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-listing-names-'));
+  root = await makeTempDir('nbserve-listing-names-');
   store = new CountingStore(root);
   contents = new ContentsManager({ store });
 });

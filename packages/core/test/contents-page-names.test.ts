@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { byName } from '../src/contents/sort-names.js';
 import { SortedNamesCache } from '../src/contents/sorted-names-cache.js';
 import { ContentsManager, type ContentsModel, FileSystemStore, type StoreNames } from '../src/index.js';
@@ -33,7 +33,7 @@ const names = (model: ContentsModel) => (model.content as ContentsModel[]).map((
 const firstPage = () => cm.get('big', { page: { offset: 0, limit: 5 } });
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-pages-'));
+  root = await makeTempDir('nbserve-pages-');
   big = nodePath.join(root, 'big');
   await fs.mkdir(big);
   for (let i = 0; i < COUNT; i += 500) {

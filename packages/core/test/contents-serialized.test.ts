@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { ContentsManager, FileSystemStore, type GetOptions } from '../src/index.js';
 
 /** Counts reads, so a test can tell a cached answer from a parsed one. */
@@ -60,7 +60,7 @@ let store: CountingStore;
 let contents: ContentsManager;
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-serialized-'));
+  root = await makeTempDir('nbserve-serialized-');
   await fs.mkdir(nodePath.join(root, 'sub'));
   await fs.writeFile(nodePath.join(root, 'nb.ipynb'), onDisk('x = 1'));
   await fs.writeFile(nodePath.join(root, 'sub', 'a.txt'), 'hello');

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { zmq } from '../src/kernels/zmq.js';
 import { encodeMessage, FrameDecoder, GREETING_LENGTH, greeting, greetingProblem } from '../src/kernels/zmtp-frames.js';
 import { ZmtpSocket } from '../src/kernels/zmtp-socket.js';
@@ -110,7 +110,7 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
   });
 
   it('connects over ipc:// too (a connection file with transport "ipc")', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'nbserve-zmtp-'));
+    const dir = await makeTempDir('nbserve-zmtp-');
     const endpoint = `ipc://${path.join(dir, 'kernel')}-1`;
     const router = new (zmq().Router)({ linger: 0 });
     await router.bind(endpoint);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import {
   isNbserveError,
   isProcessAlive,
@@ -21,7 +21,7 @@ let pty: PtySpawner;
 const managers: TerminalManager[] = [];
 
 beforeAll(async () => {
-  base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-terminals-'));
+  base = await makeTempDir('nbserve-terminals-');
   root = path.join(base, 'root');
   await mkdir(path.join(root, 'sub dir'), { recursive: true });
   await writeFile(path.join(root, 'marker.txt'), 'x');

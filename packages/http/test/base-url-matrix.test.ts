@@ -14,6 +14,7 @@ import { CookieJar } from '../../../testing/cookie-jar.js';
 import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { scrape } from '../../../testing/prometheus.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
 import { type Frame, open } from '../../../testing/ws-recorder.js';
 
@@ -48,7 +49,7 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
   let transports: [string, Send][];
 
   beforeAll(async () => {
-    const profiles = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'nbserve-profiles-'));
+    const profiles = await makeTempDir('nbserve-profiles-');
     await fs.mkdir(path.join(profiles, 'profile_default'));
     s = await startServer({
       ...entry,

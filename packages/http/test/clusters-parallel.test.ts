@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { open } from '../../../testing/ws-recorder.js';
 
@@ -27,7 +27,7 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
   let profileDir: string;
 
   beforeAll(async () => {
-    ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-ipyparallel-')));
+    ipythonDir = await makeTempDir('nbserve-ipyparallel-');
     profileDir = nodePath.join(ipythonDir, 'profile_par');
     await fs.mkdir(profileDir);
     s = await startServer({

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import * as protocol from '@nbserve/core/protocol';
 import * as zmq from 'zeromq';
+import { makeTempDir } from '../../../testing/temp.js';
 import { kernelArgv } from '../src/kernelspecs.js';
 
 export type Message = protocol.JupyterMessage<Record<string, unknown>>;
@@ -69,7 +69,7 @@ export class KernelClient {
       argv?: (file: string) => string[];
     } = {},
   ) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-test-'));
+    const dir = await makeTempDir('kernel-js-test-');
     const file = path.join(dir, 'kernel.json');
     const argv = options.argv ? options.argv(file) : sourceArgv(file, options.language);
     const child = spawn(argv[0] as string, argv.slice(1), {

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { waitFor } from '../../../testing/wait.js';
 import { KernelClient, type Message, ofType, sourceArgv } from './kernel-client.js';
 
@@ -58,7 +58,7 @@ describe('kernel lifecycle', () => {
   });
 
   it('binds the ports of an existing connection file, with its key', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-conn-'));
+    const dir = await makeTempDir('kernel-js-conn-');
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const [shell, iopub, stdin, control, hb] = await freePorts(5);
     const info = {
@@ -85,7 +85,7 @@ describe('kernel lifecycle', () => {
   });
 
   it('refuses an invalid connection file with a clear message', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-bad-'));
+    const dir = await makeTempDir('kernel-js-bad-');
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'conn.json');
     await writeFile(file, JSON.stringify({ shell_port: 'nope', ip: '127.0.0.1', key: '' }));
@@ -134,7 +134,7 @@ describe('kernel lifecycle', () => {
   });
 
   it('exits by itself when the process named by JPY_PARENT_PID dies, even by SIGKILL', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-parent-'));
+    const dir = await makeTempDir('kernel-js-parent-');
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'kernel.json');
     const pidFile = path.join(dir, 'kernel.pid');
