@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../testing/ports.js';
 import { makeTempDir } from '../../../testing/temp.js';
 import { zmq } from '../src/kernels/zmq.js';
 import { encodeMessage, FrameDecoder, GREETING_LENGTH, greeting, greetingProblem } from '../src/kernels/zmtp-frames.js';
@@ -10,14 +11,6 @@ import { ZmtpSocket } from '../src/kernels/zmtp-socket.js';
 
 /** Real libzmq peers (zeromq.js), bound as a kernel binds its sockets. */
 const RETRY = { reconnectInterval: 10, reconnectMaxInterval: 200 };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The next `n` messages of a socket. */
 async function take(socket: AsyncIterable<Buffer[]>, n: number): Promise<Buffer[][]> {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePorts } from '../../../testing/ports.js';
 import { makeTempDir } from '../../../testing/temp.js';
 import { waitFor } from '../../../testing/wait.js';
 import { KernelClient, type Message, ofType, sourceArgv } from './kernel-client.js';
@@ -27,22 +27,6 @@ function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null
     ? Promise.resolve(child.exitCode)
     : new Promise((r) => child.once('exit', (code) => r(code)));
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve) => {
-          const server = createServer();
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
 }
 
 describe('kernel lifecycle', () => {
