@@ -16,3 +16,16 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** `promise`, or a rejection naming `what` once `timeoutMs` passed without it settling. */
+export async function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
