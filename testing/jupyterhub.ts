@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { freePort } from './ports.js';
 import { REPO } from './repo.js';
 import { makeTempDir } from './temp.js';
+import { waitFor, within } from './wait.js';
 
 /**
  * What the hub test configures for its spawner, and what docs/jupyterhub.md tells hub admins to
@@ -115,25 +116,23 @@ export function processesUnder(dir: string): number[] {
   return found;
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+async function waitForValue<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  let value: T | undefined;
+  const found = async () => {
+    value = await probe().catch(() => undefined);
+    return value !== undefined;
+  };
+  await waitFor(found, { timeoutMs, intervalMs: 250, what: `Timed out waiting for ${what}` });
+  return value as T;
 }
 
 function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return within(exit, timeoutMs, 'exit').then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Starts the hub and waits until its API answers through the proxy. */
@@ -186,7 +185,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     await fs.rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('the hub API', 120_000, async () => {
+    await waitForValue('the hub API', 120_000, async () => {
       if (child.exitCode !== null) return 'exited';
       const response = await fetch(`${url}/hub/api`, { signal: AbortSignal.timeout(5_000) });
       return response.ok ? 'up' : undefined;
@@ -200,4 +199,4 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   return { url, dir, home: (user) => path.join(dir, 'home', user), logs: () => logs, api, stop };
 }
 
-export { waitFor };
+export { waitForValue };

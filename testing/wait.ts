@@ -17,6 +17,17 @@ export async function waitFor(
   }
 }
 
+/** `waitFor` that answers whether `predicate` came to hold in time instead of throwing (the test asserts after). */
+export async function waitUntil(
+  predicate: () => boolean | Promise<boolean>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<boolean> {
+  return await waitFor(predicate, options).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** `promise`, or a rejection naming `what` once `timeoutMs` passed without it settling. */
 export async function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { CookieJar } from '../../../testing/cookie-jar.js';
-import { processesUnder, type RunningHub, startHub, waitFor } from '../../../testing/jupyterhub.js';
+import { processesUnder, type RunningHub, startHub, waitForValue } from '../../../testing/jupyterhub.js';
 
 const ALICE_TOKEN = randomBytes(24).toString('hex');
 const BOB_TOKEN = randomBytes(24).toString('hex');
@@ -127,7 +127,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
       const login = await alice.logIn('alice', '/hub/spawn');
       expect([200, 302]).toContain(login.response.status);
       await login.response.body?.cancel();
-      await waitFor('alice’s server to be ready', 240_000, async () => {
+      await waitForValue('alice’s server to be ready', 240_000, async () => {
         const model = (await (await hub.api('users/alice')).json()) as { servers?: Record<string, { ready: boolean }> };
         return model.servers?.['']?.ready ? true : undefined;
       });
@@ -201,7 +201,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
       await admin.body?.cancel();
 
       // nbserve's activity reports move the server's last activity in the hub past the code run.
-      const lastActivity = await waitFor('alice’s activity in the hub', 60_000, async () => {
+      const lastActivity = await waitForValue('alice’s activity in the hub', 60_000, async () => {
         const model = (await (await hub.api('users/alice')).json()) as {
           servers: Record<string, { last_activity: string }>;
         };
@@ -221,11 +221,11 @@ describe('nbserve spawned by a real JupyterHub', () => {
       expect(serverToken).toMatch(/^\w{16,}$/);
       const stop = await hub.api('users/alice/server', { method: 'DELETE' });
       expect([202, 204]).toContain(stop.status);
-      await waitFor('alice’s server to stop', 120_000, async () => {
+      await waitForValue('alice’s server to stop', 120_000, async () => {
         const model = (await (await hub.api('users/alice')).json()) as { servers: Record<string, unknown> };
         return Object.keys(model.servers).length === 0 ? true : undefined;
       });
-      await waitFor('no process of alice’s server', 30_000, async () =>
+      await waitForValue('no process of alice’s server', 30_000, async () =>
         processesUnder(home).length === 0 ? true : undefined,
       );
       expect(hub.logs()).toContain('nbserve stopped.');
@@ -245,7 +245,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
     await spawned.response.body?.cancel();
     const api = `users/${encodeURIComponent(name)}`;
     try {
-      await waitFor('carol’s server to be ready', 240_000, async () => {
+      await waitForValue('carol’s server to be ready', 240_000, async () => {
         const model = (await (await hub.api(api)).json()) as { servers?: Record<string, { ready: boolean }> };
         return model.servers?.['']?.ready ? true : undefined;
       });
@@ -262,7 +262,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
       expect(((await contents.json()) as { type: string }).type).toBe('directory');
       const stop = await hub.api(`${api}/server`, { method: 'DELETE' });
       expect([202, 204]).toContain(stop.status);
-      await waitFor('no process of carol’s server', 120_000, async () =>
+      await waitForValue('no process of carol’s server', 120_000, async () =>
         processesUnder(hub.home(name)).length === 0 ? true : undefined,
       );
     } catch (error) {

@@ -5,6 +5,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Dealer } from 'zeromq';
+import { within } from '../../../testing/wait.js';
 import { ZmqBridge } from '../src/gateway/bridge.js';
 import { protocol } from '../src/index.js';
 import { zmq } from '../src/kernels/zmq.js';
@@ -17,13 +18,6 @@ afterEach(() => {
   bridge?.close();
   bridge = undefined;
 });
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)),
-  ]);
-}
 
 describe('ZmqBridge', () => {
   it('routes a client that reconnects under the same routing id', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { open } from '../../../testing/ws-recorder.js';
 
 const IPCLUSTER = ['/usr/bin/python3', '-m', 'ipyparallel.cluster'];
@@ -125,9 +126,7 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
       profile_dir: profileDir,
       status: 'stopped',
     });
-    const deadline = Date.now() + 15_000;
-    while ((await clusterProcesses(profileDir)) > 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(async () => (await clusterProcesses(profileDir)) === 0, { timeoutMs: 15_000, intervalMs: 200 });
     expect(await clusterProcesses(profileDir)).toBe(0);
   }, 180_000);
 });

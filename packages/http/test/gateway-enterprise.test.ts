@@ -11,7 +11,7 @@ import { type GatewayStub, STUB_LOGO, startGatewayStub } from '../../../testing/
 import { execute } from '../../../testing/kernel-cases.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
-import { waitFor, within } from '../../../testing/wait.js';
+import { waitFor } from '../../../testing/wait.js';
 
 let stub: GatewayStub;
 let fx: TestServer;

@@ -71,7 +71,10 @@ describe('a second nbserve as the gateway', () => {
     expect((await gateway.fetch(`api/kernels/${remoteIdOf(id)}`, { method: 'DELETE' })).status).toBe(204);
     // The gateway closes the channel; the reconnect is answered 404: the kernel is gone.
     let status = 200;
-    const gone = async () => (status = (await fx.fetch(`api/kernels/${id}`)).status) === 404;
+    const gone = async () => {
+      status = (await fx.fetch(`api/kernels/${id}`)).status;
+      return status === 404;
+    };
     await waitFor(gone, { timeoutMs: 20_000, intervalMs: 100 }).catch(() => {});
     expect(status).toBe(404);
   });
