@@ -1,3 +1,4 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';

@@ -1,3 +1,4 @@
+// needs: kernel
 import * as fs from 'node:fs/promises';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { v3CodeCell, v3Notebook, v3Pyout, v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';

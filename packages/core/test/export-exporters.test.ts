@@ -1,3 +1,4 @@
+// needs: kernel
 import { execFileSync } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

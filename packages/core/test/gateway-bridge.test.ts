@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * The ZeroMQ bridge of a gateway kernel on its own: a client that reopens its sockets under the
  * same routing id (as a KernelClient re-attaching) still reaches the gateway and gets its replies.

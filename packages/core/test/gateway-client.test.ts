@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * The gateway client in core, without HTTP on nbserve's side: the environment of a start, the
  * timeouts and URLs derived from the options, and a KernelManager running kernels on the stub

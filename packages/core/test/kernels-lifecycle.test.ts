@@ -1,3 +1,4 @@
+// needs: kernel
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * Every route of every generation (current /api, the older single-directory routes, the web
  * pages, WebSockets) at least once under every entry of the base-URL matrix: the root, escaped

@@ -1,3 +1,4 @@
+// needs: kernel, browser
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Browser } from 'playwright-core';

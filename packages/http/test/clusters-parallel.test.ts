@@ -1,3 +1,4 @@
+// needs: kernel
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';

@@ -1,3 +1,4 @@
+// needs: kernel
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';

@@ -1,3 +1,4 @@
+// needs: kernel
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';

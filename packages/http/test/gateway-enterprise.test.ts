@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * Enterprise Gateway's ways, against the stub in testing/gateway-stub.ts (EG itself cannot be
  * installed here): environment forwarding and `?user=`, slow and refused starts, the JSON-only

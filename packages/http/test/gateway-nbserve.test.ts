@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * nbserve as a gateway client of a second nbserve: the project's `@jupyterlab/services` kernel
  * cases pass through it, and each server counts its own connections.

@@ -1,3 +1,4 @@
+// needs: browser, jupyter_server
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';

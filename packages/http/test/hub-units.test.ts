@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * Hub mode's parts one by one: which scopes admit, what the environment must say, how long the
  * hub's word is trusted, when cookies expire, how the hub client fails, and the activity reports.

@@ -1,3 +1,4 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * `GET /metrics` scraped over a real socket and read with a Prometheus text parser: jupyter_server's
  * metric and label names, values that move as requests are made, kernels start and stop and

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * JupyterLab's own terminal client (`@jupyterlab/services`' TerminalManager) against nbserve:
  * start, type, read, resize, reconnect to the scrollback, shut down, and nothing of the shell

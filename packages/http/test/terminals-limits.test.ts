@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * What a terminal's clients cannot make the server do: hold unbounded output for a client that
  * does not read, or unbounded input for a shell that does not read; and how a server without

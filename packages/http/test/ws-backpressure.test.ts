@@ -1,3 +1,4 @@
+// needs: kernel
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';

@@ -1,3 +1,4 @@
+// needs: kernel
 import { readdirSync } from 'node:fs';
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// needs: kernel
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';

@@ -1,3 +1,4 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

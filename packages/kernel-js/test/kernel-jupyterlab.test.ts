@@ -1,3 +1,4 @@
+// needs: kernel
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';

@@ -1,3 +1,4 @@
+// needs: kernel
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';

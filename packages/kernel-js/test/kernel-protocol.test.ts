@@ -1,3 +1,4 @@
+// needs: kernel
 import { randomUUID } from 'node:crypto';
 import * as protocol from '@nbserve/core/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
