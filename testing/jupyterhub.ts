@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { freePort } from './ports.js';
 import { REPO } from './repo.js';
 import { makeTempDir } from './temp.js';
-import { waitFor, within } from './wait.js';
+import { waitForValue, within } from './wait.js';
 
 /**
  * What the hub test configures for its spawner, and what docs/jupyterhub.md tells hub admins to
@@ -116,16 +116,6 @@ export function processesUnder(dir: string): number[] {
   return found;
 }
 
-async function waitForValue<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  let value: T | undefined;
-  const found = async () => {
-    value = await probe().catch(() => undefined);
-    return value !== undefined;
-  };
-  await waitFor(found, { timeoutMs, intervalMs: 250, what: `Timed out waiting for ${what}` });
-  return value as T;
-}
-
 function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -198,5 +188,3 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   }
   return { url, dir, home: (user) => path.join(dir, 'home', user), logs: () => logs, api, stop };
 }
-
-export { waitForValue };

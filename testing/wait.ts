@@ -17,6 +17,24 @@ export async function waitFor(
   }
 }
 
+/** Polls `probe` until it gives a value (a throw counts as none yet), and returns it; throws after `timeoutMs`. */
+export async function waitForValue<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+  intervalMs = 250,
+): Promise<T> {
+  let value: T | undefined;
+  const found = async () => {
+    value = await Promise.resolve()
+      .then(probe)
+      .catch(() => undefined);
+    return value !== undefined;
+  };
+  await waitFor(found, { timeoutMs, intervalMs, what: `Timed out waiting for ${what}` });
+  return value as T;
+}
+
 /** `waitFor` that answers whether `predicate` came to hold in time instead of throwing (the test asserts after). */
 export async function waitUntil(
   predicate: () => boolean | Promise<boolean>,

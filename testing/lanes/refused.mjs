@@ -1,6 +1,7 @@
 // Plain JavaScript: the guard of the unit lane also runs in the Node programs a test starts
 // (`node --import` through NODE_OPTIONS), which may run without a TypeScript loader.
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 /**
  * Which program the unit lane runs without (`kernel`, `browser`, `jupyter_server`,
@@ -31,19 +32,32 @@ export function refusedProgram(command, argv) {
  */
 export function guardChildProcess(childProcess, onRefused) {
   for (const name of /** @type {const} */ (['spawn', 'spawnSync', 'execFile', 'execFileSync'])) {
-    const original = /** @type {(...args: unknown[]) => unknown} */ (childProcess[name]);
+    const original = /** @type {Function & { [promisify.custom]?: Function }} */ (childProcess[name]);
     /** @param {unknown[]} args */
-    const guarded = function (...args) {
+    const check = (args) => {
       const [command, argv] = args;
       const list = Array.isArray(argv) ? argv.map(String) : [];
       const need = refusedProgram(String(command), list);
-      if (need) {
-        onRefused(need, `${command} ${list.join(' ')}`.trim());
-        throw new Error(`the unit lane starts no ${need}: add "// needs: ${need}" to this test file`);
-      }
+      if (!need) return;
+      onRefused(need, `${command} ${list.join(' ')}`.trim());
+      throw new Error(`the unit lane starts no ${need}: add "// needs: ${need}" to this test file`);
+    };
+    /** @param {unknown[]} args */
+    const guarded = function (...args) {
+      check(args);
       // @ts-expect-error: `this` is child_process or undefined, as for the original
       return original.apply(this, args);
     };
+    // `promisify(execFile)` resolves with { stdout, stderr } through the original's own version
+    const custom = original[promisify.custom];
+    if (custom)
+      Object.defineProperty(guarded, promisify.custom, {
+        /** @param {unknown[]} args */
+        value: (...args) => {
+          check(args);
+          return custom(...args);
+        },
+      });
     Object.defineProperty(childProcess, name, { value: guarded, writable: true, configurable: true });
   }
 }

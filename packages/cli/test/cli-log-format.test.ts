@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * `--log-format json` on the CLI built from source: every line on stdout and stderr is one JSON
  * object (the banner, request lines, a kernel's own output included), request lines carry their

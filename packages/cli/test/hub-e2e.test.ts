@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { CookieJar } from '../../../testing/cookie-jar.js';
-import { processesUnder, type RunningHub, startHub, waitForValue } from '../../../testing/jupyterhub.js';
+import { processesUnder, type RunningHub, startHub } from '../../../testing/jupyterhub.js';
+import { waitForValue, within } from '../../../testing/wait.js';
 
 const ALICE_TOKEN = randomBytes(24).toString('hex');
 const BOB_TOKEN = randomBytes(24).toString('hex');
@@ -68,20 +69,12 @@ interface KernelMessage {
 }
 
 /** Runs `code` on a kernel over its channels WebSocket, resolving with the execute_result's text. */
-function execute(wsUrl: string, headers: Record<string, string>, code: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { headers });
+async function execute(wsUrl: string, headers: Record<string, string>, code: string): Promise<string> {
+  const ws = new WebSocket(wsUrl, { headers });
+  const result = new Promise<string>((resolve, reject) => {
     const msgId = randomUUID();
-    const timer = setTimeout(() => {
-      ws.terminate();
-      reject(new Error('no execute_result within 120 s'));
-    }, 120_000);
-    ws.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+    ws.on('error', (error) => reject(error));
     ws.on('unexpected-response', (_request, response) => {
-      clearTimeout(timer);
       reject(new Error(`WebSocket refused: ${response.statusCode}`));
     });
     ws.on('open', () => {
@@ -99,10 +92,13 @@ function execute(wsUrl: string, headers: Record<string, string>, code: string): 
     ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as KernelMessage;
       if (message.parent_header.msg_id !== msgId || message.header.msg_type !== 'execute_result') return;
-      clearTimeout(timer);
       ws.close();
       resolve(String((message.content.data as Record<string, unknown>)['text/plain']));
     });
+  });
+  return await within(result, 120_000, 'execute_result').catch((error: unknown) => {
+    ws.terminate();
+    throw error;
   });
 }
 

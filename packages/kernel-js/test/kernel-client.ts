@@ -171,16 +171,8 @@ export class KernelClient {
   }
 
   #waitReply(msgId: string, timeoutMs: number): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#replies.delete(msgId);
-        reject(new Error(`no reply to ${msgId} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#replies.set(msgId, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-    });
+    const reply = new Promise<Message>((resolve) => this.#replies.set(msgId, resolve));
+    return within(reply, timeoutMs, `the reply to ${msgId}`).finally(() => this.#replies.delete(msgId));
   }
 
   /** Sends a request; resolves with the reply (and the iopub messages up to its idle). */
