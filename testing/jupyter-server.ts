@@ -5,9 +5,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.js';
+import { makeTempDir } from './temp.js';
+import { waitUntil, within } from './wait.js';
 
 export interface JupyterServer {
   /** `http://127.0.0.1:<port>/` */
@@ -21,7 +22,7 @@ export interface JupyterServer {
 }
 
 export async function startJupyterServer(options: { token?: string; timeoutMs?: number } = {}): Promise<JupyterServer> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-jupyter-server-')));
+  const dir = await makeTempDir('nbserve-jupyter-server-');
   for (const sub of ['root', 'config', 'data', 'runtime']) await fs.mkdir(path.join(dir, sub));
   const token = options.token ?? 'jupyter-server-test-token-0123456789abcdef';
   const port = await freePort();
@@ -63,7 +64,10 @@ export async function startJupyterServer(options: { token?: string; timeoutMs?: 
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      const stopped = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
+      const stopped = await within(exited, 15_000, 'jupyter_server exit').then(
+        () => true,
+        () => false,
+      );
       if (!stopped) {
         child.kill('SIGKILL');
         await exited;
@@ -71,21 +75,16 @@ export async function startJupyterServer(options: { token?: string; timeoutMs?: 
     }
     await fs.rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (;;) {
-    const status = await fetch(`${url}api/status`, { headers: { Authorization: `token ${token}` } })
-      .then((r) => r.status)
-      .catch(() => 0);
-    if (status === 200) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await close();
-      throw new Error(`jupyter_server did not start:\n${output}`);
-    }
-    await sleep(200);
+  const gone = () => child.exitCode !== null;
+  const up = () =>
+    fetch(`${url}api/status`, { headers: { Authorization: `token ${token}` } }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  if (!(await waitUntil(async () => gone() || (await up()), { timeoutMs, intervalMs: 200 })) || gone()) {
+    await close();
+    throw new Error(`jupyter_server did not start:\n${output}`);
   }
   return { url, token, root, child, output: () => output, close };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -8,12 +8,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { freePort } from './ports.js';
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { REPO } from './repo.js';
+import { makeTempDir } from './temp.js';
+import { waitForValue, within } from './wait.js';
 
 /**
  * What the hub test configures for its spawner, and what docs/jupyterhub.md tells hub admins to
@@ -116,30 +116,18 @@ export function processesUnder(dir: string): number[] {
   return found;
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return within(exit, timeoutMs, 'exit').then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Starts the hub and waits until its API answers through the proxy. */
 export async function startHub(options: HubOptions): Promise<RunningHub> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-hub-')));
+  const dir = await makeTempDir('nbserve-hub-');
   const ports = { proxy: await freePort(), proxyApi: await freePort(), hub: await freePort() };
   const configFile = path.join(dir, 'jupyterhub_config.py');
   await fs.writeFile(configFile, hubConfig(dir, ports, options));
@@ -187,7 +175,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     await fs.rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('the hub API', 120_000, async () => {
+    await waitForValue('the hub API', 120_000, async () => {
       if (child.exitCode !== null) return 'exited';
       const response = await fetch(`${url}/hub/api`, { signal: AbortSignal.timeout(5_000) });
       return response.ok ? 'up' : undefined;
@@ -200,5 +188,3 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   }
   return { url, dir, home: (user) => path.join(dir, 'home', user), logs: () => logs, api, stop };
 }
-
-export { waitFor };

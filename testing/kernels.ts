@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type KernelClient,
@@ -11,10 +10,12 @@ import {
   protocol,
 } from '@nbserve/core';
 import { writeFloodKernelSpec } from './flood-kernelspec.js';
+import { makeTempDir } from './temp.js';
+import { within } from './wait.js';
 
 /** A KernelManager over real temp dirs, the Debian python3 kernelspec and the flood kernels. */
 export async function createKernelHarness(overrides: Partial<KernelManagerOptions> = {}) {
-  const base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-kernels-'));
+  const base = await makeTempDir('nbserve-kernels-');
   const root = path.join(base, 'root');
   const runtimeDir = path.join(base, 'runtime');
   const kernelsDir = path.join(base, 'share', 'kernels');
@@ -50,7 +51,7 @@ export async function createKernelHarness(overrides: Partial<KernelManagerOption
 }
 
 /** Sends a request through a client and collects replies and iopub messages for it until idle. */
-export function runOnClient(
+export async function runOnClient(
   kernel: { onIopub: (l: (raw: protocol.RawMessage, t: string) => void) => () => void; session: string },
   client: KernelClient,
   msgType: string,
@@ -72,19 +73,12 @@ export function runOnClient(
   const iopub: protocol.JupyterMessage[] = [];
   let reply: protocol.JupyterMessage | undefined;
   let idle = false;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timeout waiting for ${msgType}`));
-    }, options.timeoutMs ?? 30_000);
+  let off = () => {};
+  const answered = new Promise<{ reply: protocol.JupyterMessage; iopub: protocol.JupyterMessage[] }>((resolve) => {
     const done = () => {
-      if (reply && idle) {
-        clearTimeout(timer);
-        off();
-        resolve({ reply, iopub });
-      }
+      if (reply && idle) resolve({ reply, iopub });
     };
-    const off = kernel.onIopub((raw) => {
+    off = kernel.onIopub((raw) => {
       const msg = protocol.fromRaw(raw);
       if ((msg.parent_header as protocol.MessageHeader).msg_id !== request.header.msg_id) return;
       iopub.push(msg);
@@ -99,4 +93,9 @@ export function runOnClient(
     };
     client.send(options.channel ?? 'shell', protocol.toRaw(request));
   });
+  try {
+    return await within(answered, options.timeoutMs ?? 30_000, `the answer to ${msgType}`);
+  } finally {
+    off();
+  }
 }

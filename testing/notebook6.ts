@@ -6,9 +6,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.js';
+import { makeTempDir } from './temp.js';
+import { waitUntil, within } from './wait.js';
 
 export const NOTEBOOK6_TOKEN = 'n0teb00k6n0teb00k6n0teb00k6n0teb00k6n0teb00k6';
 
@@ -44,13 +45,11 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 async function exitedWithin(child: ChildProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return true;
-  return await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return await within(exit, ms, 'exit').then(
+    () => true,
+    () => false,
+  );
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -64,7 +63,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 /** Starts Notebook 6.4; a port taken meanwhile by someone else is retried on another one. */
 export async function startNotebook6(options: Notebook6Options = {}): Promise<Notebook6> {
-  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-notebook6-')));
+  const dir = await makeTempDir('nbserve-notebook6-');
   const notebookDir = path.join(dir, 'notebooks');
   for (const sub of ['notebooks', 'config', 'data', 'runtime', 'ipython']) await fs.mkdir(path.join(dir, sub));
   const timeoutMs = options.startTimeoutMs ?? 90_000;
@@ -106,13 +105,20 @@ export async function startNotebook6(options: Notebook6Options = {}): Promise<No
     const output = () => chunks.join('');
     const url = `http://127.0.0.1:${port}/`;
     let up = false;
-    while (!up && Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
-      up = await fetch(`${url}api/status`, { headers: { Authorization: `token ${NOTEBOOK6_TOKEN}` } }).then(
+    const gone = () => child.exitCode !== null || child.signalCode !== null;
+    const answers = () =>
+      fetch(`${url}api/status`, { headers: { Authorization: `token ${NOTEBOOK6_TOKEN}` } }).then(
         (res) => res.ok,
         () => false,
       );
-      if (!up) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const upOrGone = async () => {
+      up = !gone() && (await answers());
+      return up || gone();
+    };
+    await waitUntil(upOrGone, {
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      intervalMs: 250,
+    });
     if (up) {
       return {
         url,

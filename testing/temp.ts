@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, mkdtempSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -28,4 +28,9 @@ export async function snapshotTree(dir: string): Promise<Record<string, string>>
   };
   await walk(dir, '');
   return out;
+}
+
+/** `makeTempDir` for a module's top level or a synchronous hook. */
+export function makeTempDirSync(prefix = 'nbserve-test-'): string {
+  return realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
 }

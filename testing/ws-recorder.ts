@@ -1,5 +1,6 @@
 /** A recording WebSocket client (`ws`) for kernel socket tests: every frame kept, with a way to wait for one. */
 import { WebSocket } from 'ws';
+import { within } from './wait.js';
 
 export type Frame = {
   header: Record<string, unknown> & { msg_type: string; msg_id: string };
@@ -34,16 +35,14 @@ export class Recorder {
       if (this.closed) throw new Error(`socket closed (${this.closed.code} ${this.closed.reason})`);
       if (Date.now() > deadline)
         throw new Error(`timed out; saw ${this.frames.map((f) => f.header.msg_type).join(',')}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
+      const next = new Promise<void>((resolve) => this.waiters.push(resolve));
+      await within(next, Math.max(1, deadline - Date.now()), 'a frame').catch(() => {});
     }
   }
 
   async waitClosed(timeoutMs = 15_000): Promise<{ code: number; reason: string }> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const next = new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (!this.closed) await within(next, timeoutMs, 'close').catch(() => {});
     if (!this.closed) throw new Error('socket did not close');
     return this.closed;
   }

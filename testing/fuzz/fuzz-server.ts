@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { startServer, type TestServer } from '../server.js';
+import { makeTempDir } from '../temp.js';
 import type { Secrets } from './credentials.js';
 import { type RouteTemplate, routeTable, type Targets } from './routes.js';
 import { entryForSeed } from './settings.js';
@@ -36,7 +36,7 @@ export interface FuzzServer {
 export async function startFuzzServer(seed: number, sentinelKernelNames: readonly string[]): Promise<FuzzServer> {
   const entry = entryForSeed(seed);
   // An IPython profile to start and stop (with the stand-in ipcluster below).
-  const profiles = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-fuzz-profiles-'));
+  const profiles = await makeTempDir('nbserve-fuzz-profiles-');
   await fs.mkdir(path.join(profiles, 'profile_fz'));
   const server = await startServer({
     ...(entry.baseUrl === undefined ? {} : { baseUrl: entry.baseUrl }),

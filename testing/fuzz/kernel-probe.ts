@@ -1,5 +1,6 @@
 import { protocol } from '@nbserve/core';
 import { WebSocket } from 'ws';
+import { within } from '../wait.js';
 
 /**
  * Runs `code` on a kernel through its channels socket, as any other client would, and returns
@@ -23,17 +24,15 @@ export async function executeOnKernel(
       { code, silent: false, store_history: false },
       { session: 'fz-probe' },
     );
-    return await new Promise((resolve, reject) => {
+    const reply = new Promise<{ status: string; text: string }>((resolve, reject) => {
       let text = '';
       let status: string | undefined;
       let idle = false;
       // The reply (shell) and the output (iopub) travel separately: done when both are in.
       const settle = () => {
         if (status === undefined || !idle) return;
-        clearTimeout(timer);
         resolve({ status, text });
       };
-      const timer = setTimeout(() => reject(new Error(`no execute_reply within ${timeoutMs} ms`)), timeoutMs);
       ws.on('close', () => reject(new Error('socket closed before the reply')));
       ws.on('message', (data, isBinary) => {
         if (isBinary) return;
@@ -52,6 +51,7 @@ export async function executeOnKernel(
       });
       ws.send(JSON.stringify({ ...request, channel: 'shell' }));
     });
+    return await within(reply, timeoutMs, 'execute_reply');
   } finally {
     ws.terminate();
   }

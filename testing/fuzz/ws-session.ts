@@ -1,5 +1,6 @@
 import { protocol } from '@nbserve/core';
 import { WebSocket } from 'ws';
+import { within } from '../wait.js';
 import { type CredentialKind, credential, type Secrets } from './credentials.js';
 import { extraHeaders } from './headers.js';
 import type { Rng } from './rng.js';
@@ -97,29 +98,25 @@ export async function runSocket(port: number, plan: WsPlan, lingerMs = 30): Prom
     headers: plan.headers,
     maxPayload: 64 * 1024 * 1024,
   });
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      outcome.error = 'no answer to the upgrade within 10 s';
-      ws.terminate();
-      resolve();
-    }, 10_000);
+  const answered = new Promise<void>((resolve) => {
     ws.once('open', () => {
-      clearTimeout(timer);
       outcome.opened = true;
       resolve();
     });
     ws.once('unexpected-response', (_request, response) => {
-      clearTimeout(timer);
       outcome.upgradeStatus = response.statusCode;
       response.resume();
       ws.terminate();
       resolve();
     });
     ws.once('error', (error) => {
-      clearTimeout(timer);
       outcome.error ??= error.message;
       resolve();
     });
+  });
+  await within(answered, 10_000, 'an answer to the upgrade').catch((error: Error) => {
+    outcome.error = error.message;
+    ws.terminate();
   });
   if (!outcome.opened) return outcome;
   ws.on('error', () => {}); // a socket the server closed mid-send
@@ -134,9 +131,10 @@ export async function runSocket(port: number, plan: WsPlan, lingerMs = 30): Prom
     if (ws.readyState !== WebSocket.OPEN) break;
     ws.send(frame.data, { binary: frame.binary });
   }
-  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, lingerMs))]);
+  const closedWithin = (ms: number) => within(closed, ms, 'close').catch(() => {});
+  await closedWithin(lingerMs);
   if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000);
-  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000))]);
+  await closedWithin(2000);
   ws.terminate();
   return outcome;
 }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { open } from '../../../testing/ws-recorder.js';
 import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
@@ -22,7 +22,7 @@ let bin: string;
 let work: string;
 
 beforeAll(async () => {
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bundle-'));
+  work = await makeTempDir('nbserve-bundle-');
   pkg = path.join(work, 'node_modules', 'nbserve');
   await fs.mkdir(pkg, { recursive: true });
   await fs.copyFile(path.join(REPO, 'packages/cli/package.json'), path.join(pkg, 'package.json'));

@@ -1,9 +1,10 @@
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /**
@@ -23,7 +24,7 @@ let bin: string;
 let dirs: Dirs;
 
 beforeAll(async () => {
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-crash-'));
+  work = await makeTempDir('nbserve-crash-');
   const pkg = path.join(work, 'node_modules', 'nbserve');
   await fs.mkdir(pkg, { recursive: true });
   await fs.copyFile(path.join(REPO, 'packages/cli/package.json'), path.join(pkg, 'package.json'));
@@ -128,10 +129,7 @@ describe('saves interrupted by SIGKILL leave nothing behind', () => {
     const last = start();
     const origin = new URL(await last.url).origin;
     // The sweep runs a second after start (not competing with the first requests): wait for its report.
-    const deadline = Date.now() + 30_000;
-    while (!/left by an interrupted save/.test(last.stderr()) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(() => /left by an interrupted save/.test(last.stderr()), { intervalMs: 20 });
     expect([200, 201]).toContain(await put(origin, notebookBody(0)));
     expect(await walk(dirs.root)).toEqual(['.ipynb_checkpoints', '.ipynb_checkpoints/big-checkpoint.ipynb', NOTEBOOK]);
     expect(temps(await walk(dirs.data))).toEqual([]);

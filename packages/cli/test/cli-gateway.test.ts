@@ -1,3 +1,4 @@
+// needs: kernel
 /** The gateway flags of the real CLI, against the stub gateway of testing/gateway-stub.ts. */
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

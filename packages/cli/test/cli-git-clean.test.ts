@@ -1,3 +1,4 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

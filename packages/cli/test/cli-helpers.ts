@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { promises as fs, mkdtempSync } from 'node:fs';
-import os from 'node:os';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO } from '../../../testing/repo.js';
+import { makeTempDir, makeTempDirSync } from '../../../testing/temp.js';
 
-export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export { REPO };
+
 const MAIN = path.join(REPO, 'packages/cli/src/main.ts');
 
 export interface Cli {
@@ -18,7 +19,7 @@ export interface Cli {
 
 /** Temp dirs for one CLI run: root, config, data, runtime. */
 export async function tempDirs() {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-cli-'));
+  const dir = await makeTempDir('nbserve-cli-');
   const dirs = {
     dir,
     root: path.join(dir, 'root'),
@@ -43,7 +44,7 @@ export function killLeftovers(): void {
 
 /** Defaults that keep a run that forgets its flags out of the real home directory. */
 function sandboxEnv(): NodeJS.ProcessEnv {
-  sandbox ??= mkdtempSync(path.join(os.tmpdir(), 'nbserve-cli-home-'));
+  sandbox ??= makeTempDirSync('nbserve-cli-home-');
   return {
     NBSERVE_CONFIG_DIR: path.join(sandbox, 'config'),
     NBSERVE_DATA_DIR: path.join(sandbox, 'data'),

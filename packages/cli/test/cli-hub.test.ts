@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * The `nbserve` command as a JupyterHub spawner starts it: hub mode from the environment (or
  * `--hub`), the spawner's arguments and variables, the start-up check of the hub, activity at

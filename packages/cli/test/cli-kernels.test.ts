@@ -1,7 +1,9 @@
+// needs: kernel
 import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floodKernelArgv } from '../../../testing/flood-kernelspec.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /** Alive per /proc (a zombie or a missing entry counts as gone). */
@@ -16,8 +18,7 @@ function alive(pid: number): boolean {
 }
 
 async function waitGone(pids: number[], ms = 15_000): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(() => !pids.some(alive), { timeoutMs: ms, intervalMs: 50 });
   return pids.filter(alive);
 }
 

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * `--log-format json` on the CLI built from source: every line on stdout and stderr is one JSON
  * object (the banner, request lines, a kernel's own output included), request lines carry their
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scrape } from '../../../testing/prometheus.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { type Cli, type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 interface LogEntry {
@@ -65,12 +67,8 @@ function parseJsonLines(text: string): LogEntry[] {
 }
 
 async function waitFor(check: () => boolean, what: string, cli: Cli, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}\nstdout: ${cli.stdout()}\nstderr: ${cli.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  if (!(await waitUntil(check, { timeoutMs, intervalMs: 50 })))
+    throw new Error(`timed out waiting for ${what}\nstdout: ${cli.stdout()}\nstderr: ${cli.stderr()}`);
 }
 
 /** The requests whose secrets must stay out of the log; returns the login cookie value used. */

@@ -1,13 +1,14 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { KernelManager, type KernelMessage, ServerConnection } from '@jupyterlab/services';
 import { parse } from 'acorn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
@@ -92,7 +93,7 @@ const version = (dependency: string) =>
   (JSON.parse(readFileSync(path.join(REPO, 'node_modules', dependency, 'package.json'), 'utf8')) as Manifest).version;
 
 beforeAll(async () => {
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-package-'));
+  work = await makeTempDir('nbserve-package-');
   const copy = path.join(work, 'repo');
   await copyRepository(copy);
   const dists = (await fs.readdir(path.join(copy, 'packages'))).map((p) => path.join(copy, 'packages', p, 'dist'));

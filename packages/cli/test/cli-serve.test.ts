@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCert } from '../../../testing/certs.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { FLAGS } from '../src/flags.js';
 import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
@@ -243,10 +244,11 @@ describe('opening the browser', () => {
     const cli = runCli([...args, '--browser', dirs.root], { env: { BROWSER: fakeBrowser } });
     const url = await cli.url;
     let opened = '';
-    for (let i = 0; i < 100 && !opened; i++) {
+    const recorded = async () => {
       opened = await fs.readFile(record, 'utf8').catch(() => '');
-      if (!opened) await new Promise((r) => setTimeout(r, 50));
-    }
+      return opened !== '';
+    };
+    await waitUntil(recorded, { timeoutMs: 5000, intervalMs: 50 });
     expect(opened).toMatch(/nbserve-\d+-open\.html$/);
     expect(opened).not.toContain('token');
     const stat = await fs.stat(opened);

@@ -1,3 +1,4 @@
+// needs: kernel, jupyterhub
 /**
  * nbserve as the single-user server of a real JupyterHub (Debian's 3.0): alice logs in through the
  * hub and its OAuth flow, lands on nbserve's dashboard, runs code through the proxy's WebSocket;
@@ -9,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { CookieJar } from '../../../testing/cookie-jar.js';
-import { processesUnder, type RunningHub, startHub, waitFor } from '../../../testing/jupyterhub.js';
+import { processesUnder, type RunningHub, startHub } from '../../../testing/jupyterhub.js';
+import { waitForValue, within } from '../../../testing/wait.js';
 
 const ALICE_TOKEN = randomBytes(24).toString('hex');
 const BOB_TOKEN = randomBytes(24).toString('hex');
@@ -67,20 +69,12 @@ interface KernelMessage {
 }
 
 /** Runs `code` on a kernel over its channels WebSocket, resolving with the execute_result's text. */
-function execute(wsUrl: string, headers: Record<string, string>, code: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { headers });
+async function execute(wsUrl: string, headers: Record<string, string>, code: string): Promise<string> {
+  const ws = new WebSocket(wsUrl, { headers });
+  const result = new Promise<string>((resolve, reject) => {
     const msgId = randomUUID();
-    const timer = setTimeout(() => {
-      ws.terminate();
-      reject(new Error('no execute_result within 120 s'));
-    }, 120_000);
-    ws.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+    ws.on('error', (error) => reject(error));
     ws.on('unexpected-response', (_request, response) => {
-      clearTimeout(timer);
       reject(new Error(`WebSocket refused: ${response.statusCode}`));
     });
     ws.on('open', () => {
@@ -98,10 +92,13 @@ function execute(wsUrl: string, headers: Record<string, string>, code: string): 
     ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as KernelMessage;
       if (message.parent_header.msg_id !== msgId || message.header.msg_type !== 'execute_result') return;
-      clearTimeout(timer);
       ws.close();
       resolve(String((message.content.data as Record<string, unknown>)['text/plain']));
     });
+  });
+  return await within(result, 120_000, 'execute_result').catch((error: unknown) => {
+    ws.terminate();
+    throw error;
   });
 }
 
@@ -127,7 +124,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
       const login = await alice.logIn('alice', '/hub/spawn');
       expect([200, 302]).toContain(login.response.status);
       await login.response.body?.cancel();
-      await waitFor('alice’s server to be ready', 240_000, async () => {
+      await waitForValue('alice’s server to be ready', 240_000, async () => {
         const model = (await (await hub.api('users/alice')).json()) as { servers?: Record<string, { ready: boolean }> };
         return model.servers?.['']?.ready ? true : undefined;
       });
@@ -201,7 +198,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
       await admin.body?.cancel();
 
       // nbserve's activity reports move the server's last activity in the hub past the code run.
-      const lastActivity = await waitFor('alice’s activity in the hub', 60_000, async () => {
+      const lastActivity = await waitForValue('alice’s activity in the hub', 60_000, async () => {
         const model = (await (await hub.api('users/alice')).json()) as {
           servers: Record<string, { last_activity: string }>;
         };
@@ -221,11 +218,11 @@ describe('nbserve spawned by a real JupyterHub', () => {
       expect(serverToken).toMatch(/^\w{16,}$/);
       const stop = await hub.api('users/alice/server', { method: 'DELETE' });
       expect([202, 204]).toContain(stop.status);
-      await waitFor('alice’s server to stop', 120_000, async () => {
+      await waitForValue('alice’s server to stop', 120_000, async () => {
         const model = (await (await hub.api('users/alice')).json()) as { servers: Record<string, unknown> };
         return Object.keys(model.servers).length === 0 ? true : undefined;
       });
-      await waitFor('no process of alice’s server', 30_000, async () =>
+      await waitForValue('no process of alice’s server', 30_000, async () =>
         processesUnder(home).length === 0 ? true : undefined,
       );
       expect(hub.logs()).toContain('nbserve stopped.');
@@ -245,7 +242,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
     await spawned.response.body?.cancel();
     const api = `users/${encodeURIComponent(name)}`;
     try {
-      await waitFor('carol’s server to be ready', 240_000, async () => {
+      await waitForValue('carol’s server to be ready', 240_000, async () => {
         const model = (await (await hub.api(api)).json()) as { servers?: Record<string, { ready: boolean }> };
         return model.servers?.['']?.ready ? true : undefined;
       });
@@ -262,7 +259,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
       expect(((await contents.json()) as { type: string }).type).toBe('directory');
       const stop = await hub.api(`${api}/server`, { method: 'DELETE' });
       expect([202, 204]).toContain(stop.status);
-      await waitFor('no process of carol’s server', 120_000, async () =>
+      await waitForValue('no process of carol’s server', 120_000, async () =>
         processesUnder(hub.home(name)).length === 0 ? true : undefined,
       );
     } catch (error) {

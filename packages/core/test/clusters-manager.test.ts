@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// needs: kernel
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { ClusterManager, IpclusterProvider, isNbserveError } from '../src/index.js';
 
 const IPCLUSTER = ['/usr/bin/python3', '-m', 'ipyparallel.cluster'];
@@ -24,8 +25,8 @@ describe('ClusterManager over a real ipcluster', () => {
   let manager: ClusterManager;
 
   beforeAll(async () => {
-    ipythonDir = await mkdtemp(join(tmpdir(), 'nbserve-ipython-'));
-    cwdDir = await mkdtemp(join(tmpdir(), 'nbserve-cwd-'));
+    ipythonDir = await makeTempDir('nbserve-ipython-');
+    cwdDir = await makeTempDir('nbserve-cwd-');
     for (const name of ['zeta', 'default', 'alpha']) await mkdir(join(ipythonDir, `profile_${name}`));
     await mkdir(join(cwdDir, 'profile_local'));
     await mkdir(join(cwdDir, 'profile_alpha')); // shadowed by the IPython dir's alpha

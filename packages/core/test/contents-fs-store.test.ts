@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { MetadataAccess } from '../src/contents/metadata-access.js';
 import { ContentsManager, type ContentsModel, FileSystemStore, NbserveError } from '../src/index.js';
 
@@ -11,7 +11,7 @@ let root: string;
 let store: FileSystemStore;
 
 beforeAll(async () => {
-  dir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-fsstore-')));
+  dir = await makeTempDir('nbserve-fsstore-');
   root = nodePath.join(dir, 'data');
   await fs.mkdir(root);
   await fs.mkdir(nodePath.join(dir, 'data-secret'));

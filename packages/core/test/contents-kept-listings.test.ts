@@ -1,21 +1,20 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  advanceClock,
+  LISTING_REUSE_PAST_MS,
+  settleDirectories,
+  useRealClock,
+  useTestClock,
+} from '../../../testing/clock.js';
+import { CountingStore } from '../../../testing/counting-store.js';
+import { makeTempDirSync } from '../../../testing/temp.js';
 import { type KeptListing, KeptListings, ListedStats } from '../src/contents/kept-listings.js';
 import { type ChildrenWatch, ContentsManager, type ContentsStore, FileSystemStore } from '../src/index.js';
 
-/** A FileSystemStore that counts the runs of stats a listing makes. */
-class CountingStore extends FileSystemStore {
-  statRuns = 0;
-  override statChildrenEach(...args: Parameters<FileSystemStore['statChildrenEach']>) {
-    this.statRuns++;
-    return super.statChildrenEach(...args);
-  }
-}
-
 /** Past the 100 ms in which any listing is served again as it was (see ServedBytes#listing). */
-const pastReuse = () => new Promise((resolve) => setTimeout(resolve, 150));
+const pastReuse = () => advanceClock(LISTING_REUSE_PAST_MS);
 
 let root: string;
 const FILES = KeptListings.MIN_ENTRIES + 100;
@@ -45,7 +44,7 @@ function fill(dir: string, subdirectories: string[] = []) {
 }
 
 beforeAll(async () => {
-  root = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'nbserve-kept-'));
+  root = makeTempDirSync('nbserve-kept-');
   fill(nodePath.join(root, 'big'), ['sub1', 'sub2']);
   fill(nodePath.join(root, 'linked'));
   fs.symlinkSync('f00000.txt', nodePath.join(root, 'linked', 'alias.txt'));
@@ -53,16 +52,14 @@ beforeAll(async () => {
     ...Array.from({ length: KeptListings.MAX_SUBDIRECTORIES + 1 }, (_, i) => `d${i}`),
   ]);
   // a directory's version is only given once it has not changed for two seconds
-  const store = new FileSystemStore(root);
-  const deadline = Date.now() + 10_000;
-  for (const dir of ['big', 'linked', 'many-subdirectories']) {
-    while ((await store.directoryVersion(dir)) === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  useTestClock();
+  settleDirectories();
 }, 30_000);
 
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  useRealClock();
+  fs.rmSync(root, { recursive: true, force: true });
+});
 
 describe('kept listings of big directories (FileSystemStore)', () => {
   it('are served again without a stat, byte for byte a fresh listing', async () => {
@@ -71,7 +68,7 @@ describe('kept listings of big directories (FileSystemStore)', () => {
     const first = await listing(contents, 'big');
     const runs = store.statRuns;
     expect(runs).toBeGreaterThan(0);
-    await pastReuse();
+    pastReuse();
     const again = await listing(contents, 'big');
     expect(store.statRuns).toBe(runs);
     expect(again).toBe(first);
@@ -88,12 +85,12 @@ describe('kept listings of big directories (FileSystemStore)', () => {
       const store = new CountingStore(root);
       const contents = new ContentsManager({ store });
       await listing(contents, 'big');
-      await pastReuse();
+      pastReuse();
       const runs = store.statRuns;
       await listing(contents, 'big');
       expect(store.statRuns).toBe(runs); // kept
       change();
-      await pastReuse();
+      pastReuse();
       expect(await listing(contents, 'big')).toBe(await fresh('big'));
     }
     const after = await fresh('big');
@@ -104,9 +101,9 @@ describe('kept listings of big directories (FileSystemStore)', () => {
   it("show a subdirectory's new mtime when an entry is added in it", async () => {
     const contents = new ContentsManager({ store: new CountingStore(root) });
     const before = await listing(contents, 'big');
-    await pastReuse();
+    pastReuse();
     fs.writeFileSync(nodePath.join(root, 'big', 'sub1', 'new.txt'), 'x');
-    await pastReuse();
+    pastReuse();
     const after = await listing(contents, 'big');
     expect(entry(after, 'sub1').last_modified).not.toBe(entry(before, 'sub1').last_modified);
     expect(after).toBe(await fresh('big'));
@@ -118,7 +115,7 @@ describe('kept listings of big directories (FileSystemStore)', () => {
       const contents = new ContentsManager({ store });
       await listing(contents, dir);
       const runs = store.statRuns;
-      await pastReuse();
+      pastReuse();
       expect(await listing(contents, dir)).toBe(await fresh(dir));
       expect(store.statRuns).toBeGreaterThan(runs);
     }

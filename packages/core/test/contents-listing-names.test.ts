@@ -1,8 +1,17 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentsManager, FileSystemStore, type StoreNames } from '../src/index.js';
+import {
+  advanceClock,
+  backToRealTime,
+  LISTING_REUSE_PAST_MS,
+  settleDirectories,
+  useRealClock,
+  useTestClock,
+} from '../../../testing/clock.js';
+import { CountingStore } from '../../../testing/counting-store.js';
+import { makeTempDir } from '../../../testing/temp.js';
+import { ContentsManager } from '../src/index.js';
 
 /**
  * The whole directory model (what Jupyter clients GET) of a big folder reuses its sorted names
@@ -10,29 +19,19 @@ import { ContentsManager, FileSystemStore, type StoreNames } from '../src/index.
  * removes or renames on disk shows in the next GET, and every entry is stat'ed afresh each time.
  */
 const COUNT = 2500;
-/** Past the 2 s after which a directory's mtime and ctime count as settled. */
-const SETTLE = () => new Promise((resolve) => setTimeout(resolve, 2300));
-
-/** A real FileSystemStore that counts its directory reads. */
-class CountingStore extends FileSystemStore {
-  reads = 0;
-  override listKinds(path: string): Promise<StoreNames> {
-    this.reads++;
-    return super.listKinds(path);
-  }
-}
-
 let root: string;
 let store: CountingStore;
 let contents: ContentsManager;
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-listing-names-'));
+  useTestClock();
+  root = await makeTempDir('nbserve-listing-names-');
   store = new CountingStore(root);
   contents = new ContentsManager({ store });
 });
 
 afterAll(async () => {
+  useRealClock();
   await fs.rm(root, { recursive: true, force: true });
 });
 
@@ -59,7 +58,7 @@ interface Child {
 
 /** The listing as a client gets it, past the 100 ms reuse of a served listing (built afresh). */
 async function listed(path: string): Promise<Child[]> {
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  advanceClock(LISTING_REUSE_PAST_MS);
   const { json } = await contents.getSerialized(path);
   const bytes = json instanceof Uint8Array ? json : new Uint8Array(await new Response(json).arrayBuffer());
   const text = Buffer.from(bytes).toString('utf8');
@@ -70,35 +69,38 @@ async function listed(path: string): Promise<Child[]> {
 describe('the whole model of a big directory', () => {
   it('reads its names once while the directory is unchanged, and stats every entry afresh', async () => {
     const dir = await bigDir('settled');
-    await SETTLE();
-    const reads = store.reads;
+    settleDirectories();
+    const reads = store.listings;
     expect(await listed('settled')).toHaveLength(COUNT);
     expect(await listed('settled')).toHaveLength(COUNT);
-    expect(store.reads).toBe(reads + 1); // (get() in listed() reads through store.list)
+    expect(store.listings).toBe(reads + 1); // (get() in listed() reads through store.list)
     // another program rewrites files in place: the directory does not change, the entries do
     await fs.writeFile(nodePath.join(dir, 'nb-0001.ipynb'), '{"longer": true}');
     const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 5000);
     await fs.utimes(nodePath.join(dir, 'nb-0002.ipynb'), later, later);
     const again = await listed('settled');
-    expect(store.reads).toBe(reads + 1);
+    expect(store.listings).toBe(reads + 1);
     expect(again[1]).toMatchObject({ name: 'nb-0001.ipynb', size: 16 });
     expect(again[2]?.last_modified).toBe(later.toISOString().replace('.000Z', '.000000Z'));
   }, 60_000);
 
   it('shows at once what another program adds, removes or renames, even with the mtime set back', async () => {
     const dir = await bigDir('changing');
-    await SETTLE();
+    settleDirectories();
     const first = async () => (await listed('changing')).slice(0, 3).map((m) => m.name);
     expect(await first()).toEqual(['nb-0000.ipynb', 'nb-0001.ipynb', 'nb-0002.ipynb']);
     const { mtime } = await fs.stat(dir);
+    backToRealTime();
     await fs.writeFile(nodePath.join(dir, 'a.ipynb'), '{}');
     await fs.utimes(dir, mtime, mtime); // as rsync or `touch -d` would leave it
     expect(await first()).toEqual(['a.ipynb', 'nb-0000.ipynb', 'nb-0001.ipynb']);
-    await SETTLE();
+    settleDirectories();
     expect(await first()).toEqual(['a.ipynb', 'nb-0000.ipynb', 'nb-0001.ipynb']);
+    backToRealTime();
     await fs.rm(nodePath.join(dir, 'a.ipynb'));
     expect(await first()).toEqual(['nb-0000.ipynb', 'nb-0001.ipynb', 'nb-0002.ipynb']);
-    await SETTLE();
+    settleDirectories();
+    backToRealTime();
     await fs.rename(nodePath.join(dir, 'nb-0000.ipynb'), nodePath.join(dir, 'zz.ipynb'));
     expect(await first()).toEqual(['nb-0001.ipynb', 'nb-0002.ipynb', 'nb-0003.ipynb']);
     await fs.mkdir(nodePath.join(dir, 'sub'));
@@ -113,13 +115,14 @@ describe('the whole model of a big directory', () => {
     await fs.mkdir(elsewhere);
     await fs.writeFile(nodePath.join(elsewhere, 'target'), 'x');
     await fs.symlink('../elsewhere/target', nodePath.join(dir, 'link'));
-    await SETTLE();
-    const reads = store.reads;
+    settleDirectories();
+    const reads = store.listings;
     expect((await listed('links')).at(-1)).toMatchObject({ name: 'link', type: 'file', size: 1 });
     // the link's target becomes a directory: `links` itself does not change
+    backToRealTime();
     await fs.rm(nodePath.join(elsewhere, 'target'));
     await fs.mkdir(nodePath.join(elsewhere, 'target'));
     expect((await listed('links'))[0]).toMatchObject({ name: 'link', type: 'directory', size: null });
-    expect(store.reads).toBe(reads + 2);
+    expect(store.listings).toBe(reads + 2);
   }, 60_000);
 });

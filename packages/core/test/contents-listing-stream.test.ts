@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { ContentsManager, FileSystemStore, isNbserveError } from '../src/index.js';
 
 /** Past the size from which a listing is streamed (4,096 entries), with several parts of 1,024. */
@@ -11,7 +11,7 @@ let root: string;
 let contents: ContentsManager;
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-listing-stream-'));
+  root = await makeTempDir('nbserve-listing-stream-');
   const big = nodePath.join(root, 'big ü');
   await fs.mkdir(nodePath.join(big, 'Sub dir'), { recursive: true });
   await fs.mkdir(nodePath.join(big, 'another'));

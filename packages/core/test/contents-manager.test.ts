@@ -1,8 +1,8 @@
+// needs: kernel
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
-import * as nodePath from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { v3CodeCell, v3Notebook, v3Pyout, v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import {
   ContentsManager,
   type ContentsModel,
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 async function fsStore(): Promise<ContentsStore> {
-  const dir = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-cm-'));
+  const dir = await makeTempDir('nbserve-cm-');
   tempRoots.push(dir);
   return new FileSystemStore(dir);
 }

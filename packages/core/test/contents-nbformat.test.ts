@@ -1,3 +1,4 @@
+// needs: kernel
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { invalidNotebook } from '../../../testing/notebooks.js';

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { FileSignatureStore, loadOrCreateSecret, MemorySignatureStore, NotebookNotary } from '../src/index.js';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-notary-'));
+  dir = await makeTempDir('nbserve-notary-');
 });
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });

@@ -1,10 +1,12 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backToRealTime, settleDirectories, useRealClock, useTestClock } from '../../../testing/clock.js';
+import { CountingStore } from '../../../testing/counting-store.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { byName } from '../src/contents/sort-names.js';
 import { SortedNamesCache } from '../src/contents/sorted-names-cache.js';
-import { ContentsManager, type ContentsModel, FileSystemStore, type StoreNames } from '../src/index.js';
+import { ContentsManager, type ContentsModel } from '../src/index.js';
 
 /**
  * The paged listing reuses a big folder's sorted names while the directory's version (device,
@@ -12,18 +14,6 @@ import { ContentsManager, type ContentsModel, FileSystemStore, type StoreNames }
  * directly on disk shows in the next page, and the entries' stats are always fresh.
  */
 const COUNT = 3000;
-/** Past the 2 s after which a directory's mtime and ctime count as settled. */
-const SETTLE = () => new Promise((resolve) => setTimeout(resolve, 2300));
-
-/** A real FileSystemStore that counts its directory reads. */
-class CountingStore extends FileSystemStore {
-  reads = 0;
-  override listKinds(path: string): Promise<StoreNames> {
-    this.reads++;
-    return super.listKinds(path);
-  }
-}
-
 let root: string;
 let big: string;
 let store: CountingStore;
@@ -33,7 +23,8 @@ const names = (model: ContentsModel) => (model.content as ContentsModel[]).map((
 const firstPage = () => cm.get('big', { page: { offset: 0, limit: 5 } });
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-pages-'));
+  useTestClock();
+  root = await makeTempDir('nbserve-pages-');
   big = nodePath.join(root, 'big');
   await fs.mkdir(big);
   for (let i = 0; i < COUNT; i += 500) {
@@ -48,6 +39,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  useRealClock();
   await fs.rm(root, { recursive: true, force: true });
 });
 
@@ -55,13 +47,13 @@ describe('first pages of a big folder', () => {
   it('reads a settled folder once, and sees entries added, renamed and removed by other programs', async () => {
     // just written: no version yet, each page reads the folder
     expect(await store.directoryVersion('big')).toBeNull();
-    await SETTLE();
+    settleDirectories();
     const version = await store.directoryVersion('big');
     expect(version).toMatch(/^\d+:\d+:\d+:\d+$/);
-    const reads = store.reads;
+    const reads = store.listings;
     expect(names(await firstPage())).toEqual(['f00000.txt', 'f00001.txt', 'f00002.txt', 'f00003.txt', 'f00004.txt']);
     const again = await firstPage();
-    expect(store.reads).toBe(reads + 1);
+    expect(store.listings).toBe(reads + 1);
     expect(again.total).toBe(COUNT);
 
     // the stats are never cached: a size written meanwhile shows
@@ -69,27 +61,30 @@ describe('first pages of a big folder', () => {
     expect((again.content as ContentsModel[])[1]?.size).toBe(0);
     expect(((await firstPage()).content as ContentsModel[])[1]?.size).toBe(5);
     // (writing into a file leaves the folder's version alone)
-    expect(store.reads).toBe(reads + 1);
+    expect(store.listings).toBe(reads + 1);
 
     // added: seen at once (a folder changed just now has no version) and after it settled
+    backToRealTime();
     await fs.writeFile(nodePath.join(big, 'a-new.txt'), '');
     expect(await store.directoryVersion('big')).toBeNull();
     expect(names(await firstPage())[0]).toBe('a-new.txt');
-    await SETTLE();
+    settleDirectories();
     expect(await store.directoryVersion('big')).not.toBe(version);
     const added = await firstPage();
     expect(names(added)[0]).toBe('a-new.txt');
     expect(added.total).toBe(COUNT + 1);
 
     // renamed, then the folder settles before the next page: a new version, read afresh
+    backToRealTime();
     await fs.rename(nodePath.join(big, 'a-new.txt'), nodePath.join(big, 'b-renamed.txt'));
-    await SETTLE();
+    settleDirectories();
     expect(names(await firstPage())[0]).toBe('b-renamed.txt');
 
     // removed
+    backToRealTime();
     await fs.rm(nodePath.join(big, 'b-renamed.txt'));
     await fs.rm(nodePath.join(big, 'f00000.txt'));
-    await SETTLE();
+    settleDirectories();
     const removed = await firstPage();
     expect(names(removed)[0]).toBe('f00001.txt');
     expect(removed.total).toBe(COUNT - 1);
@@ -105,16 +100,17 @@ describe('first pages of a big folder', () => {
     await fs.mkdir(nodePath.join(root, 'target'));
     await Promise.all(Array.from({ length: COUNT }, (_, i) => fs.writeFile(nodePath.join(linked, `g${i}.txt`), '')));
     await fs.symlink(nodePath.join(root, 'target'), nodePath.join(linked, 'link'));
-    await SETTLE();
+    settleDirectories();
     const page = () => cm.get('linked', { page: { offset: 0, limit: 2 } });
     const first = await page();
     expect((first.content as ContentsModel[])[0]).toMatchObject({ name: 'link', type: 'directory' });
     // the link now leads to a file: same folder version, other kind
+    backToRealTime();
     await fs.rm(nodePath.join(root, 'target'), { recursive: true });
     await fs.writeFile(nodePath.join(root, 'target'), '');
-    const reads = store.reads;
+    const reads = store.listings;
     const second = await page();
-    expect(store.reads).toBe(reads + 1);
+    expect(store.listings).toBe(reads + 1);
     expect((second.content as ContentsModel[]).map((m) => m.name)).not.toContain('link');
     expect(second.total).toBe(COUNT + 1);
   }, 60_000);

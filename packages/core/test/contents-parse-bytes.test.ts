@@ -1,7 +1,8 @@
+// needs: kernel
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { compactJsonBytes } from '../src/contents/nbformat/compact-json.js';
 import { readNotebook, readNotebookBytes } from '../src/contents/nbformat/notebook.js';
 import { parseJsonBytes } from '../src/contents/nbformat/parse-bytes.js';
@@ -122,7 +123,7 @@ describe('parseJsonBytes / readNotebookBytes', () => {
 describe('a big notebook opened cold through the manager', () => {
   let root: string;
   beforeAll(async () => {
-    root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-cold-'));
+    root = await makeTempDir('nbserve-cold-');
   });
   afterAll(async () => {
     await fs.rm(root, { recursive: true, force: true });

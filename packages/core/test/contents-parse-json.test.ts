@@ -1,3 +1,4 @@
+// needs: kernel
 import { describe, expect, it } from 'vitest';
 import { random } from '../../../testing/random.js';
 import {

@@ -1,21 +1,11 @@
+// needs: kernel
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentsManager, FileSystemStore, type GetOptions } from '../src/index.js';
-
-/** Counts reads, so a test can tell a cached answer from a parsed one. */
-class CountingStore extends FileSystemStore {
-  reads = 0;
-  override async read(path: string): Promise<Uint8Array> {
-    this.reads++;
-    return super.read(path);
-  }
-  override async readInto(path: string, take: (length: number) => Uint8Array): Promise<Uint8Array> {
-    this.reads++;
-    return super.readInto(path, take);
-  }
-}
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { advanceClock, LISTING_REUSE_PAST_MS, useRealClock, useTestClock } from '../../../testing/clock.js';
+import { CountingStore } from '../../../testing/counting-store.js';
+import { makeTempDir } from '../../../testing/temp.js';
+import { ContentsManager, type GetOptions } from '../src/index.js';
 
 const png = Buffer.alloc(3000, 7).toString('base64');
 /** A notebook as nbformat writes it: split lines, sorted keys, an image output. */
@@ -60,7 +50,7 @@ let store: CountingStore;
 let contents: ContentsManager;
 
 beforeAll(async () => {
-  root = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-serialized-'));
+  root = await makeTempDir('nbserve-serialized-');
   await fs.mkdir(nodePath.join(root, 'sub'));
   await fs.writeFile(nodePath.join(root, 'nb.ipynb'), onDisk('x = 1'));
   await fs.writeFile(nodePath.join(root, 'sub', 'a.txt'), 'hello');
@@ -180,9 +170,9 @@ describe('ContentsManager.getSerialized', () => {
 
   it('reopening an unchanged notebook reads nothing; its model carries content only as text', async () => {
     const first = await contents.getSerialized('nb.ipynb');
-    const before = store.reads;
+    const before = store.fileReads;
     const again = await contents.getSerialized('nb.ipynb');
-    expect(store.reads).toBe(before);
+    expect(store.fileReads).toBe(before);
     expect(text(again)).toBe(text(first));
     expect(again.model.content).toBeNull();
     expect(again.model.format).toBe('json');
@@ -204,12 +194,12 @@ describe('ContentsManager.getSerialized', () => {
     const withoutIds = (json: string) => json.replace(/"id":"[\w-]+"/g, '"id":"?"');
     const v3 = JSON.stringify(await contents.get('v3.ipynb'));
     expect(withoutIds(text(await contents.getSerialized('v3.ipynb')))).toBe(withoutIds(v3));
-    const before = store.reads;
+    const before = store.fileReads;
     expect(text(await contents.getSerialized('v3.ipynb'))).not.toBe(text(await contents.getSerialized('v3.ipynb')));
-    expect(store.reads).toBe(before + 2);
+    expect(store.fileReads).toBe(before + 2);
     const a = JSON.parse(text(await contents.getSerialized('noids.ipynb')));
     const b = JSON.parse(text(await contents.getSerialized('noids.ipynb')));
-    expect(store.reads).toBe(before + 4);
+    expect(store.fileReads).toBe(before + 4);
     expect(a.content.cells[0].id).toMatch(/^[\w-]+$/);
     expect(b.content.cells[0].id).not.toBe(a.content.cells[0].id);
   });
@@ -239,14 +229,16 @@ describe('ContentsManager.getSerialized', () => {
 
   it('a small cache still answers correctly (entries too big are never kept)', async () => {
     const tiny = new ContentsManager({ store, notebookCacheBytes: 100 });
-    const before = store.reads;
+    const before = store.fileReads;
     const expected = JSON.stringify(await tiny.get('nb.ipynb'));
     expect(text(await tiny.getSerialized('nb.ipynb'))).toBe(expected);
     expect(text(await tiny.getSerialized('nb.ipynb'))).toBe(expected);
-    expect(store.reads).toBe(before + 3);
+    expect(store.fileReads).toBe(before + 3);
   });
 
   it('a listing shows added, removed and saved entries at once, in-place edits within 100 ms', async () => {
+    useTestClock();
+    onTestFinished(useRealClock);
     await fs.mkdir(nodePath.join(root, 'polled'));
     await fs.writeFile(nodePath.join(root, 'polled', 'a.txt'), 'a');
     const names = async () =>
@@ -260,7 +252,7 @@ describe('ContentsManager.getSerialized', () => {
     const sizeOfB = async () => JSON.parse(text(await contents.getSerialized('polled'))).content[0].size;
     expect(await sizeOfB()).toBe(6);
     await fs.writeFile(nodePath.join(root, 'polled', 'b.txt'), 'longer still'); // in place: same directory mtime
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    advanceClock(LISTING_REUSE_PAST_MS);
     expect(await sizeOfB()).toBe(12);
     expect(text(await contents.getSerialized('polled'))).toBe(JSON.stringify(await contents.get('polled')));
   });

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import {
   FileSignatureStore,
   FileSystemStore,
@@ -33,7 +33,7 @@ function startTag(pid: number): string {
 let dir: string;
 
 beforeEach(async () => {
-  dir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-temps-')));
+  dir = await makeTempDir('nbserve-temps-');
 });
 afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
@@ -116,7 +116,7 @@ describe('nbserve temp files', () => {
 
   it('the sweep follows no symlink out of the tree, and a bounded sweep stops', async () => {
     const dead = deadPid();
-    const outside = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-temps-outside-'));
+    const outside = await makeTempDir('nbserve-temps-outside-');
     try {
       const foreign = `.~x.nbserve-${dead}-0-eeeeeeee.tmp`;
       await fs.writeFile(nodePath.join(outside, foreign), 'not ours to touch');

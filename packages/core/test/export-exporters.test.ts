@@ -1,8 +1,9 @@
+// needs: kernel
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { ansiToHtml, ExportManager, isNbserveError, neutralizeHtml } from '../src/index.js';
 
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -212,7 +213,7 @@ describe('nbconvert delegation (python3-nbconvert is installed here)', () => {
 
     const zipped = await manager.export('rst', sampleNotebook(), 'Analysis');
     expect(zipped.mimetype).toBe('application/zip');
-    const dir = await mkdtemp(join(tmpdir(), 'nbserve-zip-'));
+    const dir = await makeTempDir('nbserve-zip-');
     try {
       await writeFile(join(dir, 'a.zip'), zipped.body);
       const listing = execFileSync('/usr/bin/python3', [

@@ -1,14 +1,15 @@
+// needs: kernel
 /**
  * The gateway client in core, without HTTP on nbserve's side: the environment of a start, the
  * timeouts and URLs derived from the options, and a KernelManager running kernels on the stub
  * gateway of testing/gateway-stub.ts over its channels WebSocket.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type GatewayStub, startGatewayStub } from '../../../testing/gateway-stub.js';
 import { runOnClient } from '../../../testing/kernels.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import {
   GatewayClient,
   GatewayKernelSpecs,
@@ -97,7 +98,7 @@ describe('a KernelManager on the stub gateway', () => {
 
   beforeAll(async () => {
     stub = await startGatewayStub();
-    root = await mkdtemp(path.join(os.tmpdir(), 'nbserve-gateway-core-'));
+    root = await makeTempDir('nbserve-gateway-core-');
     const client = new GatewayClient({
       url: stub.url,
       authToken: stub.token,

@@ -1,11 +1,12 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+// needs: kernel
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDirSync } from '../../../testing/temp.js';
 import { readConnectionFile } from '../src/index.js';
 import { waitForConnectionFile } from '../src/kernels/connection-file.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'nbserve-connfile-'));
+const dir = makeTempDirSync('nbserve-connfile-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const info = {

@@ -1,3 +1,4 @@
+// needs: kernel
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';
@@ -31,7 +32,7 @@ describe('kernel lifecycle with the flood kernel', () => {
     const states: string[] = [];
     const off = kernel.onIopub(() => states.push(kernel.executionState));
     await kernel.request('shell', 'kernel_info_request', {}, 5000);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => states.length > 0, { timeoutMs: 5000, what: 'the status of the request' });
     expect(states.length).toBeGreaterThan(0);
     expect(states.every((s) => s === 'idle')).toBe(true);
     off();

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { makeTempDirSync } from '../../../testing/temp.js';
 import { waitFor } from '../../../testing/wait.js';
 import { isProcessAlive, PidRegistry, signalGroup } from '../src/index.js';
 import { processStartTime } from '../src/kernels/process-group.js';
 
-const base = mkdtempSync(path.join(os.tmpdir(), 'nbserve-reaper-'));
+const base = makeTempDirSync('nbserve-reaper-');
 const started: ChildProcess[] = [];
 
 afterEach(() => {

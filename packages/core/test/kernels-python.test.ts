@@ -1,7 +1,9 @@
+// needs: kernel
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { isProcessAlive, type Kernel, protocol } from '../src/index.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
@@ -108,8 +110,7 @@ describe('KernelManager with a real ipykernel', () => {
     const client = kernel.createClient();
     const pid = kernel.process?.pid as number;
     process.kill(pid, 'SIGKILL');
-    const deadline = Date.now() + 30_000;
-    while (!events.includes('restarted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(() => events.includes('restarted'), { intervalMs: 100 });
     expect(events).toEqual(['restarting', 'restarted']);
     expect(kernel.executionState).toBe('idle');
     expect(h.warnings.some((w) => w.includes('died unexpectedly'))).toBe(true);

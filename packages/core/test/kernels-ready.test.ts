@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+// needs: kernel
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFloodKernelSpec } from '../../../testing/flood-kernelspec.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { KernelManager, KernelSpecManager, LocalProvisioner } from '../src/index.js';
 
 const SERVE_AFTER_MS = 3000;
@@ -11,7 +12,7 @@ let base: string;
 let manager: KernelManager;
 
 beforeAll(async () => {
-  base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-ready-'));
+  base = await makeTempDir('nbserve-ready-');
   const kernelsDir = path.join(base, 'kernels');
   await writeFloodKernelSpec(kernelsDir, 'slow', { extraArgs: ['--serve-after', String(SERVE_AFTER_MS)] });
   await writeFloodKernelSpec(kernelsDir, 'late-idle', { extraArgs: ['--idle-delay', String(IDLE_DELAY_MS)] });

@@ -1,23 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as zmq from 'zeromq';
+import { freePort } from '../../../testing/ports.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { encodeMessage, FrameDecoder, GREETING_LENGTH, greeting, greetingProblem } from '../src/kernels/zmtp-frames.js';
 import { ZmtpSocket } from '../src/kernels/zmtp-socket.js';
 
 /** Real libzmq peers (zeromq.js), bound as a kernel binds its sockets. */
 const RETRY = { reconnectInterval: 10, reconnectMaxInterval: 200 };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The next `n` messages of a socket. */
 async function take(socket: AsyncIterable<Buffer[]>, n: number): Promise<Buffer[][]> {
@@ -110,7 +103,7 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
   });
 
   it('connects over ipc:// too (a connection file with transport "ipc")', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'nbserve-zmtp-'));
+    const dir = await makeTempDir('nbserve-zmtp-');
     const endpoint = `ipc://${path.join(dir, 'kernel')}-1`;
     const router = new zmq.Router({ linger: 0 });
     await router.bind(endpoint);

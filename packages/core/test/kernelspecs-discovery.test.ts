@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+// needs: kernel
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
 import { KernelSpecManager, kernelSpecDirs } from '../src/index.js';
 
 let base: string;
@@ -25,7 +26,7 @@ async function backdate(...paths: string[]): Promise<void> {
 const minimal = (display: string) => ({ argv: ['k', '-f', '{connection_file}'], display_name: display, language: 'x' });
 
 beforeAll(async () => {
-  base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-kernelspecs-'));
+  base = await makeTempDir('nbserve-kernelspecs-');
 });
 afterAll(async () => {
   await rm(base, { recursive: true, force: true });

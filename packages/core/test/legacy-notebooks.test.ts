@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v3CodeCell, v3Notebook, v3Pyout } from '../../../testing/notebooks.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import {
   ContentsManager,
   downgradeV4ToV3,
@@ -34,7 +34,7 @@ async function kindOf(p: Promise<unknown>): Promise<string | undefined> {
 describe('LegacyNotebookRegistry', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'nbserve-registry-'));
+    dir = await makeTempDir('nbserve-registry-');
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
@@ -115,7 +115,7 @@ describe('LegacyNotebooks over a real ContentsManager', () => {
   let contents: ContentsManager;
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'nbserve-legacy-'));
+    root = await makeTempDir('nbserve-legacy-');
     contents = new ContentsManager({ store: new FileSystemStore(root) });
     legacy = new LegacyNotebooks(
       contents,

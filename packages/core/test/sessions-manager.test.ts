@@ -1,3 +1,4 @@
+// needs: kernel
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernelHarness } from '../../../testing/kernels.js';
 import { MemorySessionStore, NbserveError, pathFromNotebookField, SessionManager } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { SpareBuffer } from '../src/index.js';
 
 const MB = 1024 * 1024;
@@ -45,10 +45,16 @@ describe('SpareBuffer', () => {
   });
 
   it('drops the spare after its idle time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const buffers = new SpareBuffer({ idleMs: 20 });
     buffers.give(buffers.take(2 * MB));
     expect(buffers.keptBytes).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    vi.advanceTimersByTime(19);
+    expect(buffers.keptBytes).toBeGreaterThan(0);
+    vi.advanceTimersByTime(41);
     expect(buffers.keptBytes).toBe(0);
   });
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../testing/temp.js';
+import { within } from '../../../testing/wait.js';
 import {
   isNbserveError,
   isProcessAlive,
@@ -21,7 +22,7 @@ let pty: PtySpawner;
 const managers: TerminalManager[] = [];
 
 beforeAll(async () => {
-  base = await mkdtemp(path.join(os.tmpdir(), 'nbserve-terminals-'));
+  base = await makeTempDir('nbserve-terminals-');
   root = path.join(base, 'root');
   await mkdir(path.join(root, 'sub dir'), { recursive: true });
   await writeFile(path.join(root, 'marker.txt'), 'x');
@@ -45,23 +46,23 @@ function manager(options: Partial<TerminalManagerOptions> = {}): TerminalManager
 }
 
 /** Collects a terminal's output until `pattern` shows up in it. */
-function waitForOutput(terminal: Terminal, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+async function waitForOutput(terminal: Terminal, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
   let seen = terminal.scrollback.text();
-  if (pattern.test(seen)) return Promise.resolve(seen);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`no ${pattern} in ${JSON.stringify(seen.slice(-500))}`));
-    }, timeoutMs);
-    const off = terminal.onOutput(({ text }) => {
+  if (pattern.test(seen)) return seen;
+  let off = () => {};
+  const shown = new Promise<string>((resolve) => {
+    off = terminal.onOutput(({ text }) => {
       seen += text;
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        off();
-        resolve(seen);
-      }
+      if (pattern.test(seen)) resolve(seen);
     });
   });
+  try {
+    return await within(shown, timeoutMs, `${pattern} in the output`);
+  } catch {
+    throw new Error(`no ${pattern} in ${JSON.stringify(seen.slice(-500))}`);
+  } finally {
+    off();
+  }
 }
 
 async function errorOf(promise: Promise<unknown>) {

@@ -1,3 +1,4 @@
+// needs: kernel
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CampaignResult, runCampaign } from '../../../testing/fuzz/campaign.js';
 import { type FuzzServer, startFuzzServer } from '../../../testing/fuzz/fuzz-server.js';

@@ -1,18 +1,19 @@
+// needs: kernel
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ContentsManager, FileSystemStore } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tour } from '../../../examples/core-managers.js';
 import { buildHostApp } from '../../../examples/embed-hono.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { listen, type RunningServer } from '../src/serve.js';
 
 const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
 
 let dir: string;
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-examples-'));
+  dir = await makeTempDir('nbserve-examples-');
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { advanceClock, useRealClock, useTestClock } from '../../../testing/clock.js';
 import { createTestApp, type TestApp } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 import { serve } from '../src/serve.js';
@@ -27,8 +28,10 @@ describe('/api/status and /api/me', () => {
   });
 
   it('polling status does not count as activity; other API calls do', async () => {
+    useTestClock();
+    onTestFinished(useRealClock);
     const first = await (await f.app.request(url('/api/status'), { headers: auth })).json();
-    await new Promise((r) => setTimeout(r, 5));
+    advanceClock(1000);
     const second = await (await f.app.request(url('/api/status'), { headers: auth })).json();
     expect(second.last_activity).toBe(first.last_activity);
     await f.app.request(url('/api/me'), { headers: auth });

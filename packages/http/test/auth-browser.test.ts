@@ -1,3 +1,4 @@
+// needs: browser
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * Every route of every generation (current /api, the older single-directory routes, the web
  * pages, WebSockets) at least once under every entry of the base-URL matrix: the root, escaped
@@ -52,7 +53,7 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
 
   beforeAll(async () => {
     labAppDir = await writeLabAppDir(await makeTempDir('nbserve-lab-'));
-    const profiles = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'nbserve-profiles-'));
+    const profiles = await makeTempDir('nbserve-profiles-');
     await fs.mkdir(path.join(profiles, 'profile_default'));
     s = await startServer({
       ...entry,

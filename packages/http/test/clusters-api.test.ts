@@ -1,8 +1,9 @@
+// needs: kernel
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 
 const IPCLUSTER = ['/usr/bin/python3', '-m', 'ipyparallel.cluster'];
 
@@ -11,7 +12,7 @@ describe('cluster API at /clusters and /api/clusters', () => {
   let ipythonDir: string;
 
   beforeAll(async () => {
-    ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-ipython-')));
+    ipythonDir = await makeTempDir('nbserve-ipython-');
     for (const name of ['default', 'beta', 'alpha']) await fs.mkdir(nodePath.join(ipythonDir, `profile_${name}`));
     s = await startServer({ ipclusterCommand: IPCLUSTER, profileSearchDirs: [ipythonDir] });
   });

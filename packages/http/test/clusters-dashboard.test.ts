@@ -1,10 +1,11 @@
+// needs: kernel, browser
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 
 describe("the dashboard's Clusters tab against the cluster API (headless Chromium)", () => {
@@ -14,7 +15,7 @@ describe("the dashboard's Clusters tab against the cluster API (headless Chromiu
   let ipythonDir: string;
 
   beforeAll(async () => {
-    ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-tab-ipython-')));
+    ipythonDir = await makeTempDir('nbserve-tab-ipython-');
     await fs.mkdir(nodePath.join(ipythonDir, 'profile_tab'));
     s = await startServer({
       ipclusterCommand: ['/usr/bin/python3', '-m', 'ipyparallel.cluster'],

@@ -1,10 +1,12 @@
+// needs: kernel
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitUntil } from '../../../testing/wait.js';
 import { open } from '../../../testing/ws-recorder.js';
 
 const IPCLUSTER = ['/usr/bin/python3', '-m', 'ipyparallel.cluster'];
@@ -27,7 +29,7 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
   let profileDir: string;
 
   beforeAll(async () => {
-    ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-ipyparallel-')));
+    ipythonDir = await makeTempDir('nbserve-ipyparallel-');
     profileDir = nodePath.join(ipythonDir, 'profile_par');
     await fs.mkdir(profileDir);
     s = await startServer({
@@ -125,9 +127,7 @@ describe('a real ipcluster with 2 engines, used from a python3 kernel through nb
       profile_dir: profileDir,
       status: 'stopped',
     });
-    const deadline = Date.now() + 15_000;
-    while ((await clusterProcesses(profileDir)) > 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(async () => (await clusterProcesses(profileDir)) === 0, { timeoutMs: 15_000, intervalMs: 200 });
     expect(await clusterProcesses(profileDir)).toBe(0);
   }, 180_000);
 });

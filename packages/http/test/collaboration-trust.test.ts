@@ -1,3 +1,4 @@
+// needs: kernel
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { YCodeCell } from '@jupyter/ydoc';

@@ -1,7 +1,14 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { ContentsManager, FileSystemStore } from '@nbserve/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  advanceClock,
+  LISTING_REUSE_PAST_MS,
+  settleDirectories,
+  useRealClock,
+  useTestClock,
+} from '../../../testing/clock.js';
 import { startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 
 /** Past the size from which a listing is streamed (4,096 entries). */
@@ -46,14 +53,13 @@ describe('a big directory listed again', () => {
   it('shows a file another program changed in place, as a fresh listing would', async () => {
     // kept listings are only for directories not changed in the last two seconds
     const store = new FileSystemStore(fx.root);
-    const deadline = Date.now() + 10_000;
-    while ((await store.directoryVersion('big')) === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    useTestClock();
+    onTestFinished(useRealClock);
+    settleDirectories();
     const list = async () => {
       const res = await fx.send('socket')('api/contents/big');
       expect(res.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 150)); // past the 100 ms reuse of any listing
+      advanceClock(LISTING_REUSE_PAST_MS);
       return await res.text();
     };
     const fresh = async () => JSON.stringify(await new ContentsManager({ store }).get('big'));

@@ -1,10 +1,11 @@
+// needs: kernel
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../testing/ports.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { waitFor } from '../../../testing/wait.js';
 
 /**
@@ -182,7 +183,7 @@ describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
   let fx: TestServer;
 
   beforeAll(async () => {
-    jupyterDir = await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-parity-'));
+    jupyterDir = await makeTempDir('nbserve-parity-');
     for (const sub of ['root', 'config', 'data', 'runtime']) await fs.mkdir(nodePath.join(jupyterDir, sub));
     jupyterPort = await freePort();
     jupyter = spawn(

@@ -1,7 +1,9 @@
+// needs: kernel
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { advanceClock, useRealClock, useTestClock } from '../../../testing/clock.js';
 import { createTestApp, loginCookies, type TestApp } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
 import { apiContentSecurityPolicy } from '../src/middleware/security-headers.js';
@@ -147,8 +149,10 @@ describe('POST /api/security/csp-report', () => {
   });
 
   it('is not activity: the server does not count reports as use (culling, last_activity)', async () => {
+    useTestClock();
+    onTestFinished(useRealClock);
     const before = await (await f.app.request('http://localhost/api/status', { headers: auth })).json();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    advanceClock(1000);
     await post(REPORT);
     const after = await (await f.app.request('http://localhost/api/status', { headers: auth })).json();
     expect(after.last_activity).toBe(before.last_activity);

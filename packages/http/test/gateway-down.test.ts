@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * A gateway that is down, silent or gone mid-session: kernel requests fail quickly with a 503
  * that names the gateway, never hang, and the rest of the server (contents, pages) keeps working.

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * Enterprise Gateway's ways, against the stub in testing/gateway-stub.ts (EG itself cannot be
  * installed here): environment forwarding and `?user=`, slow and refused starts, the JSON-only
@@ -11,6 +12,7 @@ import { type GatewayStub, STUB_LOGO, startGatewayStub } from '../../../testing/
 import { execute } from '../../../testing/kernel-cases.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
 
 let stub: GatewayStub;
 let fx: TestServer;
@@ -52,11 +54,7 @@ function remoteIdOf(id: string): string {
 }
 
 async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(check, { timeoutMs: ms, intervalMs: 100 });
 }
 
 function openChannel(

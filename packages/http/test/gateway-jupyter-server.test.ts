@@ -1,3 +1,4 @@
+// needs: kernel, jupyter_server
 /**
  * nbserve as a gateway client of Debian's jupyter_server: kernelspecs, kernels and channels come
  * from the gateway, and the project's `@jupyterlab/services` kernel cases pass through it.

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * nbserve as a gateway client of a second nbserve: the project's `@jupyterlab/services` kernel
  * cases pass through it, and each server counts its own connections.
@@ -7,6 +8,7 @@ import { WebSocket } from 'ws';
 import { describeJupyterlabKernelCases, kernelPidByConnectionFile } from '../../../testing/kernel-cases.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
 
 let gateway: TestServer;
 let fx: TestServer;
@@ -56,9 +58,9 @@ describe('a second nbserve as the gateway', () => {
     expect((await model(fx, id)).connections).toBe(2);
     expect((await model(gateway, remoteId)).connections).toBe(1);
     for (const ws of sockets) ws.close();
-    const deadline = Date.now() + 10_000;
-    while ((await model(fx, id)).connections !== 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await model(fx, id)).connections === 0, { timeoutMs: 10_000, intervalMs: 50 }).catch(
+      () => {},
+    );
     expect((await model(fx, id)).connections).toBe(0);
     expect((await model(gateway, remoteId)).connections).toBe(1);
     expect((await fx.fetch(`api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
@@ -70,11 +72,11 @@ describe('a second nbserve as the gateway', () => {
     expect((await gateway.fetch(`api/kernels/${remoteIdOf(id)}`, { method: 'DELETE' })).status).toBe(204);
     // The gateway closes the channel; the reconnect is answered 404: the kernel is gone.
     let status = 200;
-    const deadline = Date.now() + 20_000;
-    while (status !== 404 && Date.now() < deadline) {
+    const gone = async () => {
       status = (await fx.fetch(`api/kernels/${id}`)).status;
-      if (status !== 404) await new Promise((r) => setTimeout(r, 100));
-    }
+      return status === 404;
+    };
+    await waitFor(gone, { timeoutMs: 20_000, intervalMs: 100 }).catch(() => {});
     expect(status).toBe(404);
   });
 });

@@ -1,3 +1,4 @@
+// needs: browser, jupyter_server
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
 import { type Notebook6, startNotebook6 } from '../../../testing/notebook6.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { waitForValue } from '../../../testing/wait.js';
 
 /**
  * The classic Notebook 6.4 (Debian `jupyter-notebook`) run with `--gateway-url <nbserve>`: it serves
@@ -19,19 +21,14 @@ type Cell = {
 
 const joined = (text: string | string[] | undefined) => (Array.isArray(text) ? text.join('') : (text ?? ''));
 
-async function until<T>(
+/** `probe`'s first value, polled every `everyMs`. */
+function until<T>(
   probe: () => T | undefined | Promise<T | undefined>,
   ms: number,
   what: string,
   everyMs = 5,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+  return waitForValue(what, ms, probe, everyMs);
 }
 
 /** The group of a kernel process (local kernels are spawned as group leaders). */

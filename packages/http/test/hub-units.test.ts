@@ -1,10 +1,11 @@
+// needs: kernel
 /**
  * Hub mode's parts one by one: which scopes admit, what the environment must say, how long the
  * hub's word is trusted, when cookies expire, how the hub client fails, and the activity reports.
  */
 import { isNbserveError } from '@nbserve/core';
 import { grantsAccess, HubAuth, HubClient, hubConfigFromEnv, spawnedByHub } from '@nbserve/http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type HubDouble, SERVER_API_TOKEN, startHubDouble } from '../../../testing/hub-double.js';
 
 let hub: HubDouble;
@@ -251,10 +252,21 @@ describe('HubActivityReporter', () => {
     const config = { ...hub.config('alice', '/user/alice/'), activityIntervalSeconds: 1 };
     const auth = new HubAuth(config, { logger });
     const source = { lastActivity: new Date() };
+    const posts = () => hub.requests.filter((r) => r.method === 'POST').length;
+    // The reporter's timer runs on a fake clock; the hub double answers over real HTTP.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     auth.startReporting(source);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await vi.waitFor(() => expect(posts()).toBe(1));
     source.lastActivity = new Date(Date.now() + 1000);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // one interval (with its jitter of up to 10 %) later, again and again until the report is out
+    await vi.waitFor(async () => {
+      await vi.advanceTimersByTimeAsync(1200);
+      expect(posts()).toBe(2);
+    });
+    await vi.advanceTimersByTimeAsync(2400); // nothing new: no report
     auth.close();
     const bodies = hub.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body).last_activity);
     expect(bodies).toEqual([expect.any(String), source.lastActivity.toISOString()]);

@@ -1,3 +1,4 @@
+// needs: kernel
 import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Kernel, KernelManager, SessionManager } from '@jupyterlab/services';

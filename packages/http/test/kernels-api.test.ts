@@ -1,12 +1,13 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import * as os from 'node:os';
+import { rm } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { promisify } from 'node:util';
 import { isProcessAlive } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitFor } from '../../../testing/wait.js';
 
@@ -216,7 +217,7 @@ describe('kernelspecs installed while the server runs', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataHome = await mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-late-specs-'));
+    dataHome = await makeTempDir('nbserve-late-specs-');
     dataDir = nodePath.join(dataHome, 'share', 'jupyter');
     late = await startServer({
       floodKernels: true,

@@ -1,3 +1,4 @@
+// needs: kernel
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';

@@ -1,3 +1,4 @@
+// needs: kernel
 import { KernelSpecManager } from '@jupyterlab/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeJupyterlabKernelCases } from '../../../testing/kernel-cases.js';

@@ -1,9 +1,8 @@
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
-import { snapshotTree } from '../../../testing/temp.js';
+import { makeTempDir, snapshotTree } from '../../../testing/temp.js';
 
 /**
  * Every route of the older generation, clusters, export and reST with malformed input: each
@@ -17,7 +16,7 @@ describe('malformed input on the older routes, clusters, export and reST', () =>
   let kernelId: string;
 
   beforeAll(async () => {
-    ipythonDir = await fs.realpath(await fs.mkdtemp(nodePath.join(os.tmpdir(), 'nbserve-bad-ipython-')));
+    ipythonDir = await makeTempDir('nbserve-bad-ipython-');
     await fs.mkdir(nodePath.join(ipythonDir, 'profile_p'));
     s = await startServer({ profileSearchDirs: [ipythonDir], kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
     id = (await (await s.fetch('/notebooks', { method: 'POST' })).json()) as string;

@@ -1,3 +1,4 @@
+// needs: kernel
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';

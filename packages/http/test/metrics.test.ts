@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * `GET /metrics` scraped over a real socket and read with a Prometheus text parser: jupyter_server's
  * metric and label names, values that move as requests are made, kernels start and stop and
@@ -12,6 +13,7 @@ import { openCollabClient } from '../../../testing/collaboration.js';
 import { v4Notebook } from '../../../testing/notebooks.js';
 import { Scrape, scrape } from '../../../testing/prometheus.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { waitFor } from '../../../testing/wait.js';
 import { renderExposition } from '../src/metrics/exposition.js';
 
 const REQUESTS = 'http_request_duration_seconds';
@@ -19,16 +21,18 @@ const KERNELS = 'kernel_currently_running_total';
 
 /** Polls until `check` passes (kernel and socket counts settle asynchronously). */
 async function eventually(check: () => Promise<void>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  let failure: unknown;
+  const passes = () =>
+    check().then(
+      () => true,
+      (error: unknown) => {
+        failure = error;
+        return false;
+      },
+    );
+  await waitFor(passes, { timeoutMs, intervalMs: 50 }).catch(() => {
+    throw failure;
+  });
 }
 
 describe('GET /metrics', () => {

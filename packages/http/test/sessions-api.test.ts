@@ -1,3 +1,4 @@
+// needs: kernel
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';

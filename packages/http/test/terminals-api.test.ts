@@ -5,7 +5,8 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { advanceClock, useRealClock, useTestClock } from '../../../testing/clock.js';
 import { scrape } from '../../../testing/prometheus.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
@@ -106,8 +107,10 @@ describe('the REST API', () => {
     const t = await create();
     const ws = await connect(t.name);
     await ws.waitForOutput(/[$#] $/);
+    useTestClock();
+    onTestFinished(useRealClock);
     const before = ((await (await s.fetch('api/status')).json()) as { last_activity: string }).last_activity;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    advanceClock(1000);
     ws.stdin('echo active\r');
     await ws.waitForOutput(/active\r\n/);
     const after = ((await (await s.fetch('api/status')).json()) as { last_activity: string }).last_activity;

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * JupyterLab's own terminal client (`@jupyterlab/services`' TerminalManager) against nbserve:
  * start, type, read, resize, reconnect to the scrollback, shut down, and nothing of the shell
@@ -8,6 +9,7 @@ import { type Terminal, TerminalManager } from '@jupyterlab/services';
 import { isGroupAlive, sessionMembers } from '@nbserve/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../testing/server.js';
+import { waitUntil } from '../../../testing/wait.js';
 
 // JupyterLab's client asks its page config whether the server has terminals (jupyter_server
 // writes `terminalsAvailable` into the page): say so, in the PageConfig instance services uses.
@@ -32,12 +34,8 @@ function recorder(connection: Terminal.ITerminalConnection) {
     if (message.type === 'stdout') state.text += String(message.content?.[0] ?? '');
   });
   const waitFor = async (pattern: RegExp, from = 0, timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(state.text.slice(from))) {
-      if (Date.now() > deadline)
-        throw new Error(`no ${pattern} in ${JSON.stringify(state.text.slice(from).slice(-300))}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    if (!(await waitUntil(() => pattern.test(state.text.slice(from)), { timeoutMs, intervalMs: 50 })))
+      throw new Error(`no ${pattern} in ${JSON.stringify(state.text.slice(from).slice(-300))}`);
     return state.text.slice(from);
   };
   return { state, waitFor };

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * What a terminal's clients cannot make the server do: hold unbounded output for a client that
  * does not read, or unbounded input for a shell that does not read; and how a server without
@@ -7,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
+import { waitFor } from '../../../testing/wait.js';
 
 const MB = 1024 * 1024;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A raw client that only counts what it receives (50 MB of `yes` does not fit a test's strings). */
 class CountingClient {
@@ -47,12 +48,11 @@ class CountingClient {
   }
 
   async waitForTail(pattern: RegExp, timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.tail)) {
-      if (Date.now() > deadline)
-        throw new Error(`no ${pattern} after ${this.bytes} bytes: ${JSON.stringify(this.tail.slice(-200))}`);
-      await sleep(50);
-    }
+    await waitFor(() => pattern.test(this.tail), { timeoutMs, intervalMs: 50, what: `${pattern} in the output` }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message} (${this.bytes} bytes: ${JSON.stringify(this.tail.slice(-200))})`);
+      },
+    );
   }
 }
 
@@ -63,7 +63,7 @@ async function settledLength(read: () => number, from: number, quietMs: number, 
   let since = Date.now();
   while (last <= from || Date.now() - since < quietMs) {
     if (Date.now() > deadline) throw new Error(`output did not settle (at ${last} bytes)`);
-    await sleep(50);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the quiet time is what is measured
     const now = read();
     if (now !== last) [last, since] = [now, Date.now()];
   }
@@ -139,11 +139,11 @@ describe('flow control', () => {
     client.ws.pause();
     client.send('stdin', FLOOD);
     // the shell finishes although nobody reads: the output went to the bounded scrollback
-    const deadline = Date.now() + 120_000;
-    while (!/end-42/.test(terminal(name).scrollback.since(terminal(name).scrollback.end - 100))) {
-      if (Date.now() > deadline) throw new Error('the shell never finished');
-      await sleep(200);
-    }
+    await waitFor(() => /end-42/.test(terminal(name).scrollback.since(terminal(name).scrollback.end - 100)), {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+      what: 'the end of the shell’s output in the scrollback',
+    });
     client.ws.resume();
     await client.waitForTail(/end-42\r\n/);
     expect(client.seen).toBe(true);
@@ -156,11 +156,11 @@ describe('flow control', () => {
     const client = await CountingClient.open(s, name);
     await client.waitForTail(/[$#] $/);
     // raw mode: a full input buffer blocks the writer instead of being discarded
-    client.send('stdin', 'stty raw -echo; sleep 600\r');
-    await sleep(500);
+    client.send('stdin', 'stty raw -echo; echo raw-mode-$((1+1)); sleep 600\r');
+    await client.waitForTail(/raw-mode-2/);
     const chunk = 'z'.repeat(512 * 1024);
     for (let i = 0; i < 64; i++) client.send('stdin', chunk);
-    await sleep(2000);
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // time for a server that reads on to drain it
     // the server stopped reading this client: the 32 MB wait on the client's side
     expect(client.ws.bufferedAmount).toBeGreaterThan(16 * MB);
     expect((await s.fetch(`api/terminals/${name}`, { method: 'DELETE' })).status).toBe(204);
@@ -173,11 +173,11 @@ describe('flow control', () => {
       const res = await quick.fetch('api/terminals', { method: 'POST' });
       expect(res.status).toBe(200);
       const { name } = (await res.json()) as { name: string };
-      const deadline = Date.now() + 20_000;
-      while ((await quick.fetch(`api/terminals/${name}`)).status !== 404) {
-        if (Date.now() > deadline) throw new Error('the terminal stayed');
-        await sleep(50);
-      }
+      await waitFor(async () => (await quick.fetch(`api/terminals/${name}`)).status === 404, {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+        what: 'the ended terminal gone',
+      });
       expect(await (await quick.fetch('api/terminals')).json()).toEqual([]);
       await expect(
         TerminalSocket.open(quick.wsUrl(`terminals/websocket/${name}`), { authorization: `token ${quick.token}` }),

@@ -1,3 +1,4 @@
+// needs: kernel
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
@@ -5,6 +6,7 @@ import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createKernelHarness } from '../../../testing/kernels.js';
+import { waitFor } from '../../../testing/wait.js';
 import { ChannelsHub } from '../src/ws/channels-hub.js';
 
 /**
@@ -130,7 +132,7 @@ describe('back-pressure', () => {
     (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
     expect(await slowClosed).toBe(1013);
     const kernel = h.manager.get(kernelId);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => kernel.connections <= 1, { what: 'the slow client dropped' });
     expect(kernel.connections).toBe(1);
     // Reconnecting: the replay buffer holds the newest output, within its bound.
     const back = await connect('slow');

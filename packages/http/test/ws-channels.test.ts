@@ -1,3 +1,4 @@
+// needs: kernel
 import { readdirSync } from 'node:fs';
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { WebSocket } from 'ws';
 import { requestOverSocket } from '../../../testing/http-client.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
 
 let fx: TestServer;
 let kernelId: string;
@@ -76,11 +78,7 @@ class Client {
   }
 
   async until(predicate: () => boolean, ms = 20_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!predicate()) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(predicate, { timeoutMs: ms, intervalMs: 20 });
   }
 
   async finished(parentId: string, ms?: number): Promise<Received[]> {
@@ -179,7 +177,7 @@ describe('channels WebSocket', () => {
       await c.close();
     }
     const hub = fx.app.services.channels;
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => hub.detachedSessions(kernelId) >= 16, { what: 'the closed sessions detached' });
     expect(hub.detachedSessions(kernelId)).toBe(16);
     // The newest ones are those kept: reconnecting the last one still replays.
     const last = new Client(kernelId, { session: 'churn-19' });

@@ -1,8 +1,10 @@
+// needs: kernel
 import { protocol } from '@nbserve/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitUntil } from '../../../testing/wait.js';
 
 let fx: TestServer;
 
@@ -39,16 +41,12 @@ describe('IOPub rate limit (when configured)', () => {
     ws.send(protocol.encodeJsonFrame('shell', request));
     const mine = () =>
       received.filter((r) => (r.msg.parent_header as protocol.MessageHeader).msg_id === request.header.msg_id);
-    const deadline = Date.now() + 30_000;
-    while (
-      !(
+    await waitUntil(
+      () =>
         mine().some((r) => r.channel === 'shell') &&
-        mine().some((r) => r.msg.header.msg_type === 'status' && r.msg.content.execution_state === 'idle')
-      ) &&
-      Date.now() < deadline
-    ) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+        mine().some((r) => r.msg.header.msg_type === 'status' && r.msg.content.execution_state === 'idle'),
+      { intervalMs: 50 },
+    );
     const streams = mine().filter((r) => r.msg.header.msg_type === 'stream');
     const notices = streams.filter((r) => r.msg.content.name === 'stderr');
     // One notice per time the limit is crossed (a slow machine may dip below 80% and cross again).

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import * as protocol from '@nbserve/core/protocol';
 import * as zmq from 'zeromq';
+import { makeTempDir } from '../../../testing/temp.js';
+import { waitFor, within } from '../../../testing/wait.js';
 import { kernelArgv } from '../src/kernelspecs.js';
 
 export type Message = protocol.JupyterMessage<Record<string, unknown>>;
@@ -69,7 +70,7 @@ export class KernelClient {
       argv?: (file: string) => string[];
     } = {},
   ) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-test-'));
+    const dir = await makeTempDir('kernel-js-test-');
     const file = path.join(dir, 'kernel.json');
     const argv = options.argv ? options.argv(file) : sourceArgv(file, options.language);
     const child = spawn(argv[0] as string, argv.slice(1), {
@@ -83,17 +84,16 @@ export class KernelClient {
       stderr += d;
     });
     // The kernel chooses its own ports and writes the connection file.
-    const deadline = Date.now() + 30_000;
     let info: Record<string, unknown> | undefined;
-    while (!info) {
-      try {
-        const parsed = JSON.parse(await readFile(file, 'utf8'));
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`kernel did not start: ${stderr}`);
+        const parsed = JSON.parse(await readFile(file, 'utf8').catch(() => '{}'));
         if (parsed.shell_port) info = parsed;
-      } catch {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`kernel did not start: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
+        return info !== undefined;
+      },
+      { intervalMs: 20, what: `the connection file (kernel stderr: ${stderr})` },
+    );
     const client = new KernelClient(info as KernelClient['info'], child);
     client.dir = dir;
     client.stderr = () => stderr;
@@ -171,16 +171,8 @@ export class KernelClient {
   }
 
   #waitReply(msgId: string, timeoutMs: number): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#replies.delete(msgId);
-        reject(new Error(`no reply to ${msgId} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#replies.set(msgId, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-    });
+    const reply = new Promise<Message>((resolve) => this.#replies.set(msgId, resolve));
+    return within(reply, timeoutMs, `the reply to ${msgId}`).finally(() => this.#replies.delete(msgId));
   }
 
   /** Sends a request; resolves with the reply (and the iopub messages up to its idle). */
@@ -234,18 +226,26 @@ export class KernelClient {
   }
 
   async iopubUntilIdle(msgId: string, timeoutMs = 30_000): Promise<Message[]> {
-    const deadline = Date.now() + timeoutMs;
+    const isIdle = (m: Message) => m.header.msg_type === 'status' && m.content.execution_state === 'idle';
+    return await within(this.#iopubUntil(msgId, isIdle), timeoutMs, `idle for ${msgId}`);
+  }
+
+  /** Resolves once the kernel published a `msgType` message for request `msgId` (e.g. `execute_input`: it runs). */
+  async iopubOf(msgId: string, msgType: string, timeoutMs = 30_000): Promise<Message> {
+    const mine = await within(
+      this.#iopubUntil(msgId, (m) => m.header.msg_type === msgType),
+      timeoutMs,
+      `${msgType} for ${msgId}`,
+    );
+    return mine.find((m) => m.header.msg_type === msgType) as Message;
+  }
+
+  /** The iopub messages for request `msgId`, once one of them matches `done`. */
+  async #iopubUntil(msgId: string, done: (m: Message) => boolean): Promise<Message[]> {
     for (;;) {
       const mine = this.received.filter((m) => (m.parent_header as protocol.MessageHeader).msg_id === msgId);
-      if (mine.some((m) => m.header.msg_type === 'status' && m.content.execution_state === 'idle')) return mine;
-      if (Date.now() > deadline) throw new Error(`no idle for ${msgId}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 200);
-        this.#iopubWaiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      if (mine.some(done)) return mine;
+      await new Promise<void>((resolve) => this.#iopubWaiters.push(resolve));
     }
   }
 

@@ -1,13 +1,13 @@
+// needs: kernel
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../../../testing/repo.js';
+import { makeTempDir } from '../../../testing/temp.js';
 
 const run = promisify(execFile);
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const PYTHON = '/usr/bin/python3';
 const CLI = [
   '--conditions=@nbserve/source',
@@ -21,6 +21,7 @@ const CLI = [
 /** One execute through jupyter_client's KernelManager + BlockingKernelClient. */
 const CLIENT_SCRIPT = `
 import json, sys
+import { makeTempDir } from '../../../testing/temp.js';
 from jupyter_client.manager import KernelManager
 km = KernelManager(kernel_name=sys.argv[1])
 km.start_kernel()
@@ -49,7 +50,7 @@ let dir: string;
 let installOutput = '';
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-jupyter-'));
+  dir = await makeTempDir('kernel-js-jupyter-');
   // The installed kernelspec runs the built kernel: build it as `pnpm build` does.
   await run(path.join(REPO, 'node_modules/.bin/tsc'), ['-b', 'packages/kernel-js'], { cwd: REPO });
   await run(process.execPath, ['scripts/bundle-kernel.mjs', 'dist/kernel'], {

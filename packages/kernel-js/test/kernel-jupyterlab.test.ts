@@ -1,3 +1,4 @@
+// needs: kernel
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -117,7 +118,11 @@ describe('@jupyterlab/services against the javascript kernel', () => {
 
   it('interrupts while (true) {} through the REST interrupt and keeps the variables', async () => {
     const future = kernel.requestExecute({ code: 'while (true) {}' });
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise<void>((running) => {
+      future.onIOPub = (msg) => {
+        if (msg.header.msg_type === 'execute_input') running();
+      };
+    });
     await kernel.interrupt();
     const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
     expect(reply.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });

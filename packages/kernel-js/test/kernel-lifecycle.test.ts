@@ -1,10 +1,11 @@
+// needs: kernel
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePorts } from '../../../testing/ports.js';
+import { makeTempDir } from '../../../testing/temp.js';
 import { waitFor } from '../../../testing/wait.js';
 import { KernelClient, type Message, ofType, sourceArgv } from './kernel-client.js';
 
@@ -29,22 +30,6 @@ function exited(child: ChildProcess): Promise<number | null> {
     : new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve) => {
-          const server = createServer();
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
 describe('kernel lifecycle', () => {
   it('writes a 0600 connection file with the ports it chose when the launcher left that to it', async () => {
     const kernel = await KernelClient.launch();
@@ -58,7 +43,7 @@ describe('kernel lifecycle', () => {
   });
 
   it('binds the ports of an existing connection file, with its key', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-conn-'));
+    const dir = await makeTempDir('kernel-js-conn-');
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const [shell, iopub, stdin, control, hb] = await freePorts(5);
     const info = {
@@ -85,7 +70,7 @@ describe('kernel lifecycle', () => {
   });
 
   it('refuses an invalid connection file with a clear message', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-bad-'));
+    const dir = await makeTempDir('kernel-js-bad-');
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'conn.json');
     await writeFile(file, JSON.stringify({ shell_port: 'nope', ip: '127.0.0.1', key: '' }));
@@ -134,7 +119,7 @@ describe('kernel lifecycle', () => {
   });
 
   it('exits by itself when the process named by JPY_PARENT_PID dies, even by SIGKILL', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'kernel-js-parent-'));
+    const dir = await makeTempDir('kernel-js-parent-');
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'kernel.json');
     const pidFile = path.join(dir, 'kernel.pid');

@@ -1,3 +1,4 @@
+// needs: kernel
 import { randomUUID } from 'node:crypto';
 import * as protocol from '@nbserve/core/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,7 +100,7 @@ describe('interrupt', () => {
     await kernel.execute('let kept = "still here"');
     const started = Date.now();
     const loop = await kernel.send('shell', 'execute_request', { code: 'while (true) {}' });
-    await new Promise((r) => setTimeout(r, 300));
+    await kernel.iopubOf(loop, 'execute_input');
     // Control stays responsive while the loop spins.
     const info = await kernel.request('control', 'kernel_info_request', {}, 5000);
     expect(info.reply.content.status).toBe('ok');
@@ -114,7 +115,7 @@ describe('interrupt', () => {
 
   it('stops a pending await', async () => {
     const pending = await kernel.send('shell', 'execute_request', { code: 'await new Promise(() => {})' });
-    await new Promise((r) => setTimeout(r, 200));
+    await kernel.iopubOf(pending, 'execute_input');
     await kernel.request('control', 'interrupt_request', {}, 5000);
     expect((await kernel.pending.get(pending))?.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
     expect((await kernel.execute('1')).reply.content.status).toBe('ok');
@@ -122,7 +123,7 @@ describe('interrupt', () => {
 
   it('stops a loop that floods output, and delivers what was printed', async () => {
     const loop = await kernel.send('shell', 'execute_request', { code: 'let n = 0;\nwhile (true) console.log(n++);' });
-    await new Promise((r) => setTimeout(r, 400));
+    await kernel.iopubOf(loop, 'stream');
     await kernel.request('control', 'interrupt_request', {}, 10_000);
     expect((await kernel.pending.get(loop))?.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
     const printed = streamText(await kernel.iopubUntilIdle(loop));
@@ -145,7 +146,7 @@ describe('interrupt', () => {
 
   it('stops a loop that runs after an await, on SIGINT to the process group', async () => {
     const loop = await kernel.send('shell', 'execute_request', { code: 'await null;\nfor (;;) {}' });
-    await new Promise((r) => setTimeout(r, 300));
+    await kernel.iopubOf(loop, 'execute_input');
     process.kill(-(kernel.child?.pid as number), 'SIGINT');
     expect((await kernel.pending.get(loop))?.content).toMatchObject({ status: 'error', ename: 'KeyboardInterrupt' });
     expect((await kernel.execute('kept')).reply.content.status).toBe('ok');
@@ -238,15 +239,15 @@ describe('wire', () => {
     const signed = kernel.sign(replayed);
     await kernel.sendRawFrames(signed);
     await kernel.sendRawFrames(signed);
-    await new Promise((r) => setTimeout(r, 300));
+    // (the shell channel is ordered: this request runs after everything sent above was handled)
     const r = await kernel.execute('[typeof forged, replays]');
     expect(ofType(r.iopub, 'execute_result')[0]?.content.data).toEqual({ 'text/plain': "[ 'undefined', 1 ]" });
   });
 
   it('attributes late output of timers to the last cell run', async () => {
     const r = await kernel.execute('setTimeout(() => console.log("late"), 50); "started"');
-    await new Promise((res) => setTimeout(res, 300));
     const parent = r.reply.parent_header as protocol.MessageHeader;
+    await kernel.iopubOf(parent.msg_id, 'stream');
     const late = kernel.received.filter(
       (m) => (m.parent_header as protocol.MessageHeader).msg_id === parent.msg_id && m.header.msg_type === 'stream',
     );
@@ -255,8 +256,8 @@ describe('wire', () => {
 
   it('reports an error thrown in a timer after its cell finished', async () => {
     const r = await kernel.execute('setTimeout(() => { throw new Error("from timer") }, 20); 1');
-    await new Promise((res) => setTimeout(res, 300));
     const parent = (r.reply.parent_header as protocol.MessageHeader).msg_id;
+    await kernel.iopubOf(parent, 'error');
     const errors = kernel.received.filter(
       (m) => (m.parent_header as protocol.MessageHeader).msg_id === parent && m.header.msg_type === 'error',
     );

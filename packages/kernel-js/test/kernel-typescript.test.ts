@@ -1,3 +1,4 @@
+// needs: kernel
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelClient, ofType, plain } from './kernel-client.js';
 

@@ -1,3 +1,4 @@
+// needs: kernel, browser
 /**
  * The browser's main path under the root, under an escaped base URL (what JupyterHub makes of
  * an e-mail user name) and mounted in a host app: the printed token URL, the dashboard, a folder, a notebook, a cell run on

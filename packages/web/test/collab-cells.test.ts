@@ -1,3 +1,4 @@
+// needs: kernel
 import { YNotebook } from '@jupyter/ydoc';
 import { describe, expect, it } from 'vitest';
 import { pageCell, snapshot, toSharedCell } from '../src/browser/notebook/collab/cells.js';

@@ -1,3 +1,4 @@
+// needs: browser
 /**
  * The dashboard's HTML carries the folder's top rows and its first page: the rows are there
  * without the page's code (JavaScript off), and the live dashboard takes the first page from the

@@ -1,3 +1,4 @@
+// needs: browser
 /**
  * The dashboard of a server JupyterHub started, in Chromium: the browser goes through the hub's
  * OAuth flow (a hub double that approves at once), lands on the dashboard, sees the "Control

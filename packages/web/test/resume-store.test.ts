@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   dropEntry,
   type InFlight,
@@ -164,13 +164,17 @@ describe('resume store', () => {
 
 describe('ResumeTracker', () => {
   it('keeps the page entry in step with its requests and releases it on pagehide', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const s = memoryStorage();
     let now = NOW;
     const t = new ResumeTracker(s, () => now);
     t.bind(KEY, 'page');
     t.started(request('m1', { cellId: 'c1' }));
     t.started(request('m2', { cellId: 'c2' }));
-    await new Promise((r) => setTimeout(r, 5)); // writes are batched into the next task
+    vi.runOnlyPendingTimers(); // writes are batched into the next task
     expect(readEntries(s, KEY)).toEqual([
       {
         session: 'page',

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../../../testing/repo.js';
+import { makeTempDir } from '../../../testing/temp.js';
 
 const run = promisify(execFile);
-const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
 const DOCS = path.join(REPO, 'docs', 'screenshots');
 
 /** Width and height from a PNG's IHDR chunk. */
@@ -29,7 +29,7 @@ async function digests(dir: string): Promise<Record<string, string>> {
 
 let out: string;
 beforeAll(async () => {
-  out = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-screenshots-test-'));
+  out = await makeTempDir('nbserve-screenshots-test-');
 });
 afterAll(async () => {
   await fs.rm(out, { recursive: true, force: true });

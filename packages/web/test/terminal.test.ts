@@ -1,3 +1,4 @@
+// needs: browser
 /**
  * The terminal page in Chromium: New > Terminal from the dashboard, typing into xterm.js, and a
  * full-screen program (vi) drawn right at 80x24 and again after a resize, read back from xterm's

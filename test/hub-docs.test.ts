@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULTS, HUB_ENV_VARS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
-import { hubConfig, NBSERVE_SPAWNER } from '../../../testing/jupyterhub.js';
-import { expandAliases } from '../src/flag-args.js';
-import { FLAGS } from '../src/flags.js';
-import { hubSettings } from '../src/hub-mode.js';
-import { REPO } from './cli-helpers.js';
+import { expandAliases } from '../packages/cli/src/flag-args.js';
+import { FLAGS } from '../packages/cli/src/flags.js';
+import { hubSettings } from '../packages/cli/src/hub-mode.js';
+import { hubConfig, NBSERVE_SPAWNER } from '../testing/jupyterhub.js';
+import { REPO } from '../testing/repo.js';
 
 const doc = readFileSync(path.join(REPO, 'docs/jupyterhub.md'), 'utf8');
 const dockerfile = readFileSync(path.join(REPO, 'docs/jupyterhub/Dockerfile'), 'utf8');

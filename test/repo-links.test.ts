@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO } from './cli-helpers.js';
+import { REPO } from '../testing/repo.js';
 
 const run = promisify(execFile);
 

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from './cli-helpers.js';
+import { REPO } from '../testing/repo.js';
+import { makeTempDir } from '../testing/temp.js';
 
 /** Runs a command, resolving with its exit code and output whatever the code. */
 function run(
@@ -25,7 +25,7 @@ const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
 describe('scripts/conformance/report.py', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-conformance-report-'));
+    dir = await makeTempDir('nbserve-conformance-report-');
   });
   afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 

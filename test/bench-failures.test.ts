@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from './cli-helpers.js';
+import { REPO } from '../testing/repo.js';
+import { makeTempDir } from '../testing/temp.js';
 
 /**
  * A server that starts like nbserve and answers `GET /api`, but whose other routes are broken
@@ -26,7 +26,7 @@ process.on('SIGTERM', () => process.exit(0));
 
 let dir: string;
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'nbserve-bench-failures-'));
+  dir = await makeTempDir('nbserve-bench-failures-');
   await fs.writeFile(path.join(dir, 'broken-server.mjs'), BROKEN_SERVER);
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO } from './cli-helpers.js';
+import { REPO } from '../testing/repo.js';
 
 /** Split a file that grows past this by responsibility, not by arbitrary cuts. */
 const MAX_LINES = 450;
@@ -57,7 +57,10 @@ function definesFunction(text: string, name: string): boolean {
 /** `isObject` written out by hand instead of imported. */
 const INLINE_IS_OBJECT = /typeof (\w+) === 'object' && \1 !== null && !Array\.isArray\(\1\)/;
 
-/** Every TypeScript file of the tests: each package's `test/` folder and the shared kit in `testing/`. */
+/**
+ * Every TypeScript file of the tests: each package's `test/` folder, the repository-wide checks in
+ * `test/` and the shared kit in `testing/`.
+ */
 async function testFiles(): Promise<string[]> {
   const packages = await fs.readdir(path.join(REPO, 'packages'), { withFileTypes: true });
   const files: string[] = [];
@@ -66,7 +69,7 @@ async function testFiles(): Promise<string[]> {
     if (p.isDirectory() && (await fs.stat(path.join(REPO, test)).catch(() => undefined))?.isDirectory())
       files.push(...(await filesUnder(test)));
   }
-  files.push(...(await filesUnder('testing')));
+  files.push(...(await filesUnder('test')), ...(await filesUnder('testing')));
   return files.filter((file) => file.endsWith('.ts'));
 }
 
@@ -79,8 +82,9 @@ function relativeImports(text: string): string[] {
   return found;
 }
 
-/** `packages/<name>/test/…` -> `<name>`; anything else -> undefined. */
+/** `packages/<name>/test/…` -> `<name>`; the repository-wide `test/…` -> `(repo)`; anything else -> undefined. */
 function testPackageOf(file: string): string | undefined {
+  if (file.startsWith('test/')) return '(repo)';
   return /^packages\/([^/]+)\/test\//.exec(file)?.[1];
 }
 
@@ -187,6 +191,7 @@ describe('the shape of the code', () => {
     ]);
     expect(testPackageOf('packages/http/test/x.ts')).toBe('http');
     expect(testPackageOf('testing/server.ts')).toBeUndefined();
+    expect(testPackageOf('test/code-shape.test.ts')).toBe('(repo)');
     expect(TOKEN_DEFINITION.test("const TOKEN = 'abc';")).toBe(true);
     expect(TOKEN_DEFINITION.test("export const TOKEN = 'abc';")).toBe(true);
     expect(TOKEN_DEFINITION.test("export const NOTEBOOK6_TOKEN = 'abc';")).toBe(false);
