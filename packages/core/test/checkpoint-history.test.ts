@@ -232,14 +232,23 @@ describe('checkpoint history on disk', () => {
     ]);
   });
 
-  it('a checkpoint store works without a manager too', async () => {
+  it.each([
+    ['FileCheckpointStore', (store: ContentsStore) => new FileCheckpointStore(store, { keep: 2 })],
+    ['MemoryCheckpointStore', (store: ContentsStore) => new MemoryCheckpointStore(store, { keep: 2 })],
+  ])('a %s works without a manager too, and says whether a file has any', async (_name, make) => {
     const store = new MemoryStore();
     await store.write('f', bytesOf('1'));
-    const checkpoints: CheckpointStore = new FileCheckpointStore(store, { keep: 2 });
+    const checkpoints: CheckpointStore = make(store);
+    expect(await checkpoints.has?.('f')).toBe(false);
     const first = await checkpoints.create('f');
     const second = await checkpoints.create('f', bytesOf('2'));
     expect(await checkpoints.list('f')).toEqual([first, second]);
     expect(text(await checkpoints.read('f', first.id))).toBe('1');
     expect(text(await checkpoints.read('f', second.id))).toBe('2');
+    expect(await checkpoints.has?.('f')).toBe(true);
+    await checkpoints.delete('f', second.id);
+    expect(await checkpoints.has?.('f')).toBe(true);
+    await checkpoints.delete('f', first.id);
+    expect(await checkpoints.has?.('f')).toBe(false);
   });
 });

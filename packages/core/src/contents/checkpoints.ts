@@ -21,6 +21,8 @@ export interface CheckpointStore {
   create(path: string, current?: Uint8Array): Promise<CheckpointModel>;
   /** Oldest first. */
   list(path: string): Promise<CheckpointModel[]>;
+  /** Optional: whether `path` has any checkpoint, cheaper than `list` (every notebook save asks). */
+  has?(path: string): Promise<boolean>;
   /** The checkpoint's bytes; 404 when it does not exist. */
   read(path: string, id: string): Promise<Uint8Array>;
   /** Writes the checkpoint's content back to `path`; 404 when the checkpoint does not exist. */
@@ -41,6 +43,11 @@ export const DEFAULT_CHECKPOINTS_KEEP = 5;
 /** A checkpoint's id: its time as `YYYYMMDDTHHMMSSffffffZ` (sorts as it is ordered in time). */
 const ID_PATTERN = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{6})Z$/;
 export const CHECKPOINT_ID_LENGTH = 22;
+
+/** Whether `path` has any checkpoint. */
+export async function hasCheckpoints(store: CheckpointStore, path: string): Promise<boolean> {
+  return store.has ? store.has(path) : (await store.list(path)).length > 0;
+}
 
 export function checkpointMissing(path: string, id: string) {
   return `Checkpoint does not exist: ${path}@${id}`;

@@ -89,6 +89,11 @@ export class FileCheckpointStore implements CheckpointStore {
     return [...older, ...(newest ? [newest] : [])].map(({ id, last_modified }) => ({ id, last_modified }));
   }
 
+  /** One stat where the newest is in its place, as it is after a first save. */
+  async has(path: string): Promise<boolean> {
+    return (await this.#newest(path)) !== null || (this.#keep > 1 && (await this.#older(path)).length > 0);
+  }
+
   async read(path: string, id: string): Promise<Uint8Array> {
     return this.#store.read((await this.#find(path, id)).at);
   }

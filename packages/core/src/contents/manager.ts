@@ -1,7 +1,7 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import { type SpareBuffer, secondSpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
 import { checkpointContents } from './checkpoint-contents.js';
-import type { CheckpointStore } from './checkpoints.js';
+import { type CheckpointStore, hasCheckpoints } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
 import { FileCheckpointStore } from './file-checkpoints.js';
 import { encodeFileContent, sha256Async } from './file-content.js';
@@ -224,7 +224,7 @@ export class ContentsManager {
           hash = await this.#writeHashed(path, bytes);
           if (trusted) await this.#signQuietly(bytes);
           // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
-          if (type === 'notebook' && (await this.checkpoints.list(path)).length === 0) {
+          if (type === 'notebook' && !(await hasCheckpoints(this.checkpoints, path))) {
             await this.checkpoints.create(path, bytes);
           }
         } finally {
@@ -318,7 +318,7 @@ export class ContentsManager {
         } else {
           const bytes = await this.store.read(from);
           await this.store.write(path, bytes);
-          if (path.endsWith('.ipynb') && (await this.checkpoints.list(path)).length === 0) {
+          if (path.endsWith('.ipynb') && !(await hasCheckpoints(this.checkpoints, path))) {
             await this.checkpoints.create(path, bytes);
           }
         }

@@ -54,6 +54,10 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return (this.#checkpoints.get(path) ?? []).map((held) => this.#shown(held));
   }
 
+  async has(path: string): Promise<boolean> {
+    return this.#checkpoints.has(path);
+  }
+
   async read(path: string, id: string): Promise<Uint8Array> {
     return new Uint8Array(this.#existing(path, id).data);
   }
