@@ -215,6 +215,22 @@ describe('collaboration: outside edits merged', () => {
     expect(server.logger.lines.filter((line) => line.includes('cannot be read'))).toHaveLength(1);
   }, 60_000);
 
+  it('the watch follows a rename through the contents API; a file removed by another program closes the room', async () => {
+    await start();
+    await fs.writeFile(path.join(server.root, 'nb.ipynb'), JSON.stringify(threeCells()));
+    const a = await open('nb.ipynb');
+    const moved = await server.fetch('api/contents/nb.ipynb', { method: 'PATCH', json: { path: 'moved.ipynb' } });
+    expect(moved.status).toBe(200);
+    await sleep(400); // past the wait for a missing file
+    expect(a.closes).toEqual([]);
+    const file = path.join(server.root, 'moved.ipynb');
+    await writeOutside(file, JSON.stringify(threeCells('b = "after the rename"')), 'in place');
+    await waitFor(() => a.model.getCell(1).getSource() === 'b = "after the rename"', { what: 'the watch moved' });
+    await fs.rm(file);
+    await waitFor(() => a.closes.length > 0, { what: 'the close' });
+    expect(a.closes[0]).toMatchObject({ code: 4404 });
+  }, 60_000);
+
   it('a text file open in a room merges by text: edits on other lines survive on both sides', async () => {
     await start({ saveDelayMs: 600_000 });
     const file = path.join(server.root, 'notes.txt');
