@@ -184,7 +184,12 @@ describe('the audit log (--audit-log)', () => {
     });
     expect(find('kernel.restart', { kernel_id: python.kernelId })).toHaveLength(1);
     expect(find('kernel.shutdown', { kernel_id: python.kernelId })).toHaveLength(1);
-    expect(find('kernel.start', { kernel_id: js.id, kernel_name: 'javascript' })).toHaveLength(1);
+    // Kernel lifecycle lines carry the request that caused them, also when a session started the kernel.
+    expect(find('kernel.start', { kernel_id: js.id, kernel_name: 'javascript' })).toEqual([
+      expect.objectContaining({ client: '127.0.0.1' }),
+    ]);
+    expect(find('kernel.start', { kernel_id: python.kernelId })[0]).toMatchObject({ client: '127.0.0.1' });
+    expect(find('kernel.shutdown', { kernel_id: python.kernelId })[0]).toMatchObject({ client: '127.0.0.1' });
     expect(find('kernel.shutdown', { kernel_id: js.id })).toHaveLength(1);
     expect(find('terminal.start', { terminal: terminal.name })).toHaveLength(1);
     expect(find('terminal.stop', { terminal: terminal.name })).toHaveLength(1);
