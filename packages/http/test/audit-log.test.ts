@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { KernelManager, SessionManager } from '@jupyterlab/services';
@@ -11,6 +11,7 @@ import { makeTempDir, removeDir } from '../../../testing/temp.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitFor } from '../../../testing/wait.js';
+import { open } from '../../../testing/ws-recorder.js';
 import { hashPassword, storePasswordHash } from '../src/auth/password.js';
 
 type Line = Record<string, unknown> & { time: string; event: string };
@@ -183,7 +184,12 @@ describe('the audit log (--audit-log)', () => {
     });
     expect(find('kernel.restart', { kernel_id: python.kernelId })).toHaveLength(1);
     expect(find('kernel.shutdown', { kernel_id: python.kernelId })).toHaveLength(1);
-    expect(find('kernel.start', { kernel_id: js.id, kernel_name: 'javascript' })).toHaveLength(1);
+    // Kernel lifecycle lines carry the request that caused them, also when a session started the kernel.
+    expect(find('kernel.start', { kernel_id: js.id, kernel_name: 'javascript' })).toEqual([
+      expect.objectContaining({ client: '127.0.0.1' }),
+    ]);
+    expect(find('kernel.start', { kernel_id: python.kernelId })[0]).toMatchObject({ client: '127.0.0.1' });
+    expect(find('kernel.shutdown', { kernel_id: python.kernelId })[0]).toMatchObject({ client: '127.0.0.1' });
     expect(find('kernel.shutdown', { kernel_id: js.id })).toHaveLength(1);
     expect(find('terminal.start', { terminal: terminal.name })).toHaveLength(1);
     expect(find('terminal.stop', { terminal: terminal.name })).toHaveLength(1);
@@ -309,4 +315,41 @@ describe('the audit log (--audit-log)', () => {
       await hub.close();
     }
   });
+
+  it("an old client's execute_request on the per-channel shell socket is recorded too, without its cookie", async () => {
+    const file = path.join(logDir, 'legacy.log');
+    s = await startServer({ auditLog: file, kernelSpecDirs: ['/usr/share/jupyter/kernels'] });
+    const server = s;
+    const login = await server.fetch(`/api/status?token=${TOKEN}`, { auth: false });
+    const cookie = (login.headers.getSetCookie().find((c) => c.startsWith('username-')) ?? '').split(';')[0] as string;
+    const { kernel_id } = (await (await server.fetch('/kernels', { method: 'POST' })).json()) as { kernel_id: string };
+    const session = randomUUID();
+    const shell = await open(`ws://127.0.0.1:${server.port}/kernels/${kernel_id}/shell`, { Origin: server.origin });
+    shell.ws.send(`${session}:${cookie}`);
+    const request = {
+      header: { msg_id: randomUUID(), username: 'old', session, msg_type: 'execute_request' },
+      parent_header: {},
+      metadata: {},
+      content: {
+        code: 'legacy_value = 1',
+        silent: false,
+        user_variables: [],
+        user_expressions: {},
+        allow_stdin: false,
+      },
+    };
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the credentials are checked first
+    shell.ws.send(JSON.stringify(request));
+    await shell.waitFor((f) => f.header.msg_type === 'execute_reply', 60_000);
+    shell.ws.close();
+    const { text, lines } = await readLog(file);
+    expect(lines.find((l) => l.event === 'kernel.execute')).toMatchObject({
+      kernel_id,
+      session,
+      msg_id: request.header.msg_id,
+      code: 'legacy_value = 1',
+      client: '127.0.0.1',
+    });
+    expect(text).not.toContain(cookie.split('=')[1] as string);
+  }, 90_000);
 });

@@ -62,6 +62,49 @@ describe('GET /api/metrics/v1 (jupyter-resource-usage)', () => {
   });
 });
 
+describe("GET /api/metrics/v1?kernels=1 (what nbserve's pages show)", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s.close());
+
+  it("adds each kernel's memory and CPU from /proc, without a message to the kernel or any activity", async () => {
+    const python = await startKernel(s, 'python3');
+    const js = await startKernel(s, 'javascript');
+    try {
+      const kernelBefore = ((await (await s.fetch(`api/kernels/${python.id}`)).json()) as { last_activity: string })
+        .last_activity;
+      const before = (await (await s.fetch('api/status')).json()) as { last_activity: string };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const report = (await (await s.fetch('api/metrics/v1?kernels=1')).json()) as Report & {
+        kernels: { id: string; name: string; rss: number; cpu_percent: number }[];
+      };
+      expect(report.kernels.map((k) => k.id).sort()).toEqual([python.id, js.id].sort());
+      for (const row of report.kernels) {
+        expect(row.rss, row.name).toBeGreaterThanOrEqual(rssOf(row.id === python.id ? python.pid : js.pid) * 0.5);
+        expect(row.cpu_percent).toBeGreaterThanOrEqual(0);
+      }
+      expect(report.rss).toBeGreaterThan(report.kernels.reduce((sum, k) => sum + k.rss, 0));
+      expect(((await (await s.fetch('api/status')).json()) as { last_activity: string }).last_activity).toBe(
+        before.last_activity,
+      );
+      const kernelAfter = ((await (await s.fetch(`api/kernels/${python.id}`)).json()) as { last_activity: string })
+        .last_activity;
+      expect(kernelAfter).toBe(kernelBefore);
+    } finally {
+      await s.fetch(`api/kernels/${python.id}`, { method: 'DELETE' });
+      await s.fetch(`api/kernels/${js.id}`, { method: 'DELETE' });
+    }
+  });
+
+  it('a bad kernels= is a 400 Jupyter error', async () => {
+    const res = await s.fetch('api/metrics/v1?kernels=yes');
+    expect(res.status).toBe(400);
+    expect((await jupyterError(res)).message).toContain('kernels must be 0 or 1');
+  });
+});
+
 describe('limits', () => {
   const saved = process.env.MEM_LIMIT;
   afterEach(() => {

@@ -1,5 +1,6 @@
 // needs: kernel
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import * as protocol from '@nbserve/core/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zmq from 'zeromq';
@@ -92,6 +93,29 @@ describe('introspection', () => {
     expect(range.reply.content.history).toEqual([[1, count, marker]]);
     const comms = await kernel.request('shell', 'comm_info_request', {});
     expect(comms.reply.content).toEqual({ status: 'ok', comms: {} });
+  });
+});
+
+describe('usage_request (control), as ipykernel answers it for jupyter-resource-usage', () => {
+  it('answers with its own CPU and memory and the host’s, on control even while a cell spins', async () => {
+    const first = await kernel.request('control', 'usage_request', {}, 5000);
+    expect(first.reply.header.msg_type).toBe('usage_reply');
+    // First answer: CPU 0 and no host_cpu_percent, as psutil's first measurement.
+    expect(first.reply.content).toMatchObject({ kernel_cpu: 0, cpu_count: os.cpus().length, hostname: os.hostname() });
+    expect(first.reply.content).not.toHaveProperty('host_cpu_percent');
+    const loop = await kernel.send('shell', 'execute_request', {
+      code: 'const until = Date.now() + 600; while (Date.now() < until) {}',
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await kernel.request('control', 'usage_request', {}, 5000);
+    const content = second.reply.content as Record<string, unknown>;
+    expect(content.kernel_cpu).toBeGreaterThan(0);
+    expect(content.kernel_memory).toBeGreaterThan(10 * 1024 * 1024);
+    expect(content.pid).toEqual(expect.any(Number));
+    expect(Object.keys(content.host_virtual_memory as object)).toEqual(
+      expect.arrayContaining(['total', 'available', 'percent', 'used', 'free']),
+    );
+    await kernel.pending.get(loop);
   });
 });
 

@@ -91,8 +91,8 @@ export function authMiddleware(): MiddlewareHandler<NbserveEnv> {
       (metrics && options.authenticateMetrics === false);
     if (c.req.query('token') !== undefined && !api && !websocket) {
       // A page opened with `?token=` is a login (a cookie is set below); a wrong one a failed one.
-      if (result.via === 'none') recordFailedLogin(c, 'url_token');
-      else recordAudit(c, 'login', { method: 'url_token' });
+      if (result.viaQueryToken) recordAudit(c, 'login', { method: 'url_token' });
+      else if (result.via === 'none') recordFailedLogin(c, 'url_token');
     }
     if (result.via === 'none' && !isPublic && !firstFrameAuth) {
       if (!api && !websocket && (method === 'GET' || method === 'HEAD')) {

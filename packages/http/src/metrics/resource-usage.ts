@@ -26,6 +26,16 @@ export interface UsageReport {
   };
   cpu_percent?: number;
   cpu_count?: number;
+  /** nbserve's addition, asked for with `?kernels=1`: each running kernel's own usage. */
+  kernels?: KernelUsageRow[];
+}
+
+/** One kernel's process with its children: resident bytes and percent of one CPU. */
+export interface KernelUsageRow {
+  id: string;
+  name: string;
+  rss: number;
+  cpu_percent: number;
 }
 
 /** jupyter-resource-usage's default `cpu_warning_threshold`. */
@@ -67,6 +77,17 @@ export class ResourceUsage {
       report.cpu_count = cpuCount();
     }
     return report;
+  }
+
+  /** Each running kernel's memory and CPU, from /proc: no message to the kernel, no activity. */
+  kernelRows(): KernelUsageRow[] {
+    const kernels = this.kernels();
+    const pids = kernels.flatMap((k) => (k.pid === undefined ? [] : [k.pid]));
+    const sampled = this.#usage.sample(pids);
+    return kernels.map(({ id, name, pid }) => {
+      const usage = pid === undefined ? undefined : sampled.get(pid);
+      return { id, name, rss: usage?.rss ?? 0, cpu_percent: usage?.cpuPercent ?? 0 };
+    });
   }
 
   /**

@@ -1,10 +1,16 @@
 import { type Kernel, protocol } from '@nbserve/core';
 import type { Hono } from 'hono';
+import * as v from 'valibot';
 import type { NbserveEnv } from '../../env.js';
+import { parseWith } from '../../validate.js';
 import { kernelIdParam } from './kernels.js';
 
 /** How long a kernel gets to answer `usage_request`, as in jupyter-resource-usage. */
 export const USAGE_TIMEOUT_MS = 10_000;
+
+const ReportQuery = v.object({
+  kernels: v.optional(v.picklist(['0', '1'], (i) => `kernels must be 0 or 1, not ${JSON.stringify(i.input)}`)),
+});
 
 /**
  * jupyter-resource-usage's routes, so its JupyterLab status bar and kernel usage panel work
@@ -13,11 +19,17 @@ export const USAGE_TIMEOUT_MS = 10_000;
  * `GET /api/metrics/v1/kernel_usage/get_usage/<kernel_id>`, the kernel's own `usage_reply`
  * to a `usage_request` on the control channel (ipykernel 6.11 and later, nbserve's JavaScript
  * kernel), plus `kernel_id`; `{content: {reason: 'timeout', timeout_ms}, kernel_id}` when it does not answer.
+ * nbserve's pages ask `GET /api/metrics/v1?kernels=1`, which adds each kernel's memory and CPU
+ * read from /proc: asking the kernels every few seconds would keep them (and the server) active.
  */
 export function registerResourceUsageRoutes(app: Hono<NbserveEnv>): void {
   app.get('/api/metrics/v1', (c) => {
+    const query = parseWith(ReportQuery, c.req.query(), 'query');
+    const { resources } = c.get('services').metrics;
     c.header('Cache-Control', 'no-store');
-    return c.json(c.get('services').metrics.resources.report());
+    return c.json(
+      query.kernels === '1' ? { ...resources.report(), kernels: resources.kernelRows() } : resources.report(),
+    );
   });
 
   app.get('/api/metrics/v1/kernel_usage/get_usage/:kernel_id', async (c) => {

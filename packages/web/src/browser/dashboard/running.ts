@@ -4,7 +4,7 @@ import { api, type KernelModel, type SessionModel, type TerminalModel } from '..
 import { pageConfig } from '../lib/config.js';
 import { h, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { formatUsage, kernelUsage } from '../lib/kernel-usage.js';
+import { formatUsage, type KernelUsage, kernelUsages } from '../lib/kernel-usage.js';
 
 /** The Running tab: notebook sessions, bare kernels and terminals, each with a Shutdown button. */
 export class RunningView {
@@ -18,6 +18,7 @@ export class RunningView {
         api<KernelModel[]>('api/kernels'),
         withTerminals ? api<TerminalModel[]>('api/terminals') : Promise.resolve([]),
       ]);
+      const usages = kernelUsages(); // filled in when it comes: the rows show at once without it
       const sessionKernels = new Set(sessions.map((s) => s.kernel?.id));
       const bare = kernels.filter((k) => !sessionKernels.has(k.id));
       const base = pageConfig().baseUrl;
@@ -32,7 +33,7 @@ export class RunningView {
             h('a', { href: url(base, s.type === 'notebook' ? 'notebooks' : 'edit', s.path) }, s.path),
           ),
           h('span', { className: 'col col-kernel' }, `${s.kernel?.name ?? ''} · ${s.kernel?.execution_state ?? ''}`),
-          this.usageCell(s.kernel?.id),
+          this.usageCell(usages, s.kernel?.id),
           h('span', { className: 'col col-date' }, s.kernel?.last_activity ? formatTime(s.kernel.last_activity) : ''),
           this.shutdownButton(`api/sessions/${s.id}`),
         ),
@@ -43,7 +44,7 @@ export class RunningView {
           { className: 'row', 'data-kernel': k.id },
           h('span', { className: 'col col-name' }, `Kernel ${k.id.slice(0, 8)}`),
           h('span', { className: 'col col-kernel' }, `${k.name} · ${k.execution_state ?? ''}`),
-          this.usageCell(k.id),
+          this.usageCell(usages, k.id),
           h('span', { className: 'col col-date' }, k.last_activity ? formatTime(k.last_activity) : ''),
           this.shutdownButton(`api/kernels/${k.id}`),
         ),
@@ -87,14 +88,13 @@ export class RunningView {
     }
   }
 
-  /** The kernel's memory and CPU, filled in once it answered (rows show at once without them). */
-  private usageCell(kernelId: string | undefined): HTMLElement {
+  /** The kernel's memory and CPU, filled in once the server answered. */
+  private usageCell(usages: Promise<Map<string, KernelUsage>>, kernelId: string | undefined): HTMLElement {
     const cell = h('span', { className: 'col col-usage' }, '');
-    if (kernelId) {
-      void kernelUsage(kernelId).then((usage) => {
-        if (usage) cell.textContent = formatUsage(usage);
-      });
-    }
+    void usages.then((all) => {
+      const usage = kernelId ? all.get(kernelId) : undefined;
+      if (usage && usage.memory > 0) cell.textContent = formatUsage(usage);
+    });
     return cell;
   }
 

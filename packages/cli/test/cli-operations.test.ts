@@ -1,6 +1,8 @@
 /**
- * `--audit-log` on the CLI built from source: `-` writes the lines to stderr; a path that cannot be
- * written, or an unknown `--audit-log-code`, stops the start with one clear line and exit code 1.
+ * The operations flags on the CLI built from source. `--audit-log`: `-` writes the lines to stderr;
+ * a path that cannot be written, or an unknown `--audit-log-code`, stops the start with one clear
+ * line and exit code 1. `MEM_LIMIT`, `--mem-limit`, `--mem-warning-threshold`,
+ * `--track-cpu-percent` and `--cpu-limit` reach `/api/metrics/v1`.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -63,5 +65,44 @@ describe('nbserve --audit-log', () => {
     const cli = runCli([dirs.root, ...isolated(dirs), '--audit-log=-', '--audit-log-code=md5']);
     expect((await cli.exit).code).toBe(1);
     expect(cli.stderr()).toContain('use text or hash');
+  });
+});
+
+describe('nbserve resource-usage flags', () => {
+  async function report(args: string[], env: Record<string, string> = {}) {
+    const cli = runCli([dirs.root, ...isolated(dirs), ...args], { env: { NBSERVE_TOKEN: TOKEN, ...env } });
+    try {
+      const res = await fetch(new URL('api/metrics/v1', await cli.url), {
+        headers: { authorization: `token ${TOKEN}` },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Record<string, unknown> & { limits: Record<string, unknown> };
+    } finally {
+      cli.child.kill('SIGTERM');
+      await cli.exit;
+    }
+  }
+
+  it('MEM_LIMIT from the environment, as JupyterHub spawners set it', async () => {
+    const body = await report([], { MEM_LIMIT: String(8 * 1024 ** 3) });
+    expect(body.limits).toEqual({ memory: { rss: 8 * 1024 ** 3, pss: 8 * 1024 ** 3, warn: false } });
+  });
+
+  it('--mem-limit (over MEM_LIMIT), --mem-warning-threshold, --track-cpu-percent, --cpu-limit', async () => {
+    const body = await report(
+      ['--mem-limit=1M', '--mem-warning-threshold=0.25', '--track-cpu-percent', '--cpu-limit', '1.5'],
+      { MEM_LIMIT: String(8 * 1024 ** 3) },
+    );
+    expect(body.limits).toEqual({
+      memory: { rss: 1024 * 1024, pss: 1024 * 1024, warn: true },
+      cpu: { cpu: 1.5, warn: expect.any(Boolean) },
+    });
+    expect(body).toMatchObject({ cpu_percent: expect.any(Number), cpu_count: expect.any(Number) });
+  });
+
+  it('a threshold that is not a fraction: exit code 1 and the allowed range', async () => {
+    const cli = runCli([dirs.root, ...isolated(dirs), '--mem-warning-threshold=2']);
+    expect((await cli.exit).code).toBe(1);
+    expect(cli.stderr()).toContain('--mem-warning-threshold: must be between 0 and 1');
   });
 });
