@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DEFAULTS, HUB_ENV_VARS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
 import { hubConfig, NBSERVE_SPAWNER } from '../../../testing/jupyterhub.js';
-import { expandAliases } from '../src/flag-args.js';
+import { expandAliases } from '../src/command-line-rewrites.js';
 import { FLAGS } from '../src/flags.js';
 import { hubSettings } from '../src/hub-mode.js';
 import { REPO } from './cli-helpers.js';

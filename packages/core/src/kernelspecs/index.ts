@@ -1,6 +1,6 @@
-export { type KernelSpecListing, KernelSpecManager, type KernelSpecManagerOptions } from './manager.js';
+export { KernelSpecManager, type KernelSpecManagerOptions } from './manager.js';
 export { jupyterRuntimeDir, jupyterUserDataDir, type KernelSpecPathOptions, kernelSpecDirs } from './paths.js';
-export type { KernelSpecSource } from './source.js';
+export type { KernelSpecListing, KernelSpecSource } from './source.js';
 export {
   type BuiltinKernelSpec,
   type KernelSpec,
