@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type KeptListing, KeptListings, ListedStats } from '../src/contents/kept-listings.js';
+import { type KeptListing, KeptListings, ListedStats } from '../src/contents/cache/kept-listings.js';
 import { type ChildrenWatch, ContentsManager, type ContentsStore, FileSystemStore } from '../src/index.js';
 
 /** A FileSystemStore that counts the runs of stats a listing makes. */
@@ -14,7 +14,7 @@ class CountingStore extends FileSystemStore {
   }
 }
 
-/** Past the 100 ms in which any listing is served again as it was (see ServedBytes#listing). */
+/** Past the 100 ms in which any listing is served again as it was (see ServedListings). */
 const pastReuse = () => new Promise((resolve) => setTimeout(resolve, 150));
 
 let root: string;

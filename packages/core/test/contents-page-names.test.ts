@@ -2,8 +2,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SortedNamesCache } from '../src/contents/cache/sorted-names.js';
 import { byName } from '../src/contents/sort-names.js';
-import { SortedNamesCache } from '../src/contents/sorted-names-cache.js';
 import { ContentsManager, type ContentsModel, FileSystemStore, type StoreNames } from '../src/index.js';
 
 /**
