@@ -2,8 +2,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderConfigurationDoc } from '../packages/cli/src/configuration-doc.js';
 import { FLAGS } from '../packages/cli/src/flags.js';
-import { renderConfigurationDoc } from '../packages/cli/src/flags-doc.js';
 
 const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/configuration.md');
 const before = await fs.readFile(file, 'utf8');

@@ -34,7 +34,7 @@ export function useRealClock(): void {
   vi.useRealTimers();
 }
 
-/** Past the 2 s after which a directory's mtime and ctime count as settled (metadata-access.ts). */
+/** Past the 2 s after which a directory's mtime and ctime count as settled (metadata-calls.ts). */
 export const SETTLE_MS = 2300;
 
 /** Past the 100 ms in which a listing is served again as it was (served-bytes.ts). */

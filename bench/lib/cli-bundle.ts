@@ -31,7 +31,7 @@ export function ensureCliBundle(log: (line: string) => void): string | undefined
   if (!stale) return undefined;
   log(`building the CLI bundle (${stale.startsWith('packages/') ? `${stale} changed` : stale})`);
   const steps: [string, string[]][] = [
-    ['packages/web', ['--import', 'tsx', 'src/server/write-bundle.ts']],
+    ['packages/web', ['--import', 'tsx', 'src/bundle/write-bundle.ts']],
     ['packages/kernel-js', ['scripts/bundle-kernel.mjs', 'dist/kernel']],
     ['packages/cli', ['scripts/bundle-cli.mjs']],
   ];

@@ -14,7 +14,7 @@ export interface FlagSpec {
   type: FlagType;
   /**
    * The option this flag sets, a key of `DEFAULTS` or `COMPUTED_DEFAULTS` of @nbserve/http, where
-   * `--help` and the docs read its default (flag-help.ts).
+   * `--help` and the docs read its default (flag-default-text.ts).
    */
   option: string;
   description: string;

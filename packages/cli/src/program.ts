@@ -1,9 +1,9 @@
 import { defaultConfigDir, defaultDataDir } from '@nbserve/http';
 import { Command } from 'commander';
+import { addFlag } from './commander-options.js';
 import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
-import { addFlag } from './flag-help.js';
 import { FLAGS } from './flags.js';
 import { cliVersion } from './version.js';
 

@@ -1,5 +1,5 @@
+import { expandAliases, normalizeBooleanArgs } from './command-line-rewrites.js';
 import { runServe } from './commands/serve.js';
-import { expandAliases, normalizeBooleanArgs } from './flag-args.js';
 import { parseServeArgs } from './serve-args.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const web = path.join(work, 'web-static');
   const kernel = path.join(work, 'kernel');
   await Promise.all([
-    run(process.execPath, ['--import', 'tsx', 'src/server/write-bundle.ts', web], {
+    run(process.execPath, ['--import', 'tsx', 'src/bundle/write-bundle.ts', web], {
       cwd: path.join(REPO, 'packages/web'),
     }),
     run(process.execPath, ['scripts/bundle-kernel.mjs', kernel], { cwd: path.join(REPO, 'packages/kernel-js') }),

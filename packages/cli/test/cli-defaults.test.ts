@@ -4,9 +4,10 @@ import path from 'node:path';
 import { DEFAULTS, type Defaults, type NbserveOptions, resolveOptions } from '@nbserve/http';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addFlag, flagDefault, flagHelp } from '../src/flag-help.js';
+import { addFlag, flagHelp } from '../src/commander-options.js';
+import { renderConfigurationDoc } from '../src/configuration-doc.js';
+import { flagDefault } from '../src/flag-default-text.js';
 import { FLAGS } from '../src/flags.js';
-import { renderConfigurationDoc } from '../src/flags-doc.js';
 import { buildProgram } from '../src/program.js';
 import { REPO } from './cli-helpers.js';
 

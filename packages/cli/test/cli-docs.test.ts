@@ -2,8 +2,6 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DEFAULTS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
-import { flagDefault } from '../src/flag-help.js';
-import { FLAGS } from '../src/flags.js';
 import {
   DEFAULTS_END,
   DEFAULTS_START,
@@ -13,7 +11,9 @@ import {
   renderDefaultsTable,
   renderFlagTable,
   replaceFlagSection,
-} from '../src/flags-doc.js';
+} from '../src/configuration-doc.js';
+import { flagDefault } from '../src/flag-default-text.js';
+import { FLAGS } from '../src/flags.js';
 import { REPO } from './cli-helpers.js';
 
 const MiB = 1024 * 1024;

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type HubDouble, startHubDouble } from '../../../testing/hub-double.js';
 import { processesUnder } from '../../../testing/jupyterhub.js';
 import { freePort } from '../../../testing/ports.js';
-import { expandAliases } from '../src/flag-args.js';
+import { expandAliases } from '../src/command-line-rewrites.js';
 import { hubSettings, waitForHub } from '../src/hub-mode.js';
 import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 

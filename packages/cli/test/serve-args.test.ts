@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandAliases, normalizeBooleanArgs } from '../src/flag-args.js';
+import { expandAliases, normalizeBooleanArgs } from '../src/command-line-rewrites.js';
 import { buildProgram } from '../src/program.js';
 import { parseServeArgs, type ServeArgs, SUBCOMMANDS } from '../src/serve-args.js';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../../testing/temp.js';
-import { MetadataAccess } from '../src/contents/metadata-access.js';
+import { MetadataCalls } from '../src/contents/metadata-calls.js';
 import { ContentsManager, type ContentsModel, FileSystemStore, NbserveError } from '../src/index.js';
 
 let dir: string;
@@ -91,9 +91,9 @@ describe('ContentsManager over symlink cycles', () => {
   });
 });
 
-describe('MetadataAccess', () => {
+describe('MetadataCalls', () => {
   it('stats many paths in order, unreadable ones as null, across several batches', async () => {
-    const meta = new MetadataAccess(root);
+    const meta = new MetadataCalls(root);
     const paths = Array.from({ length: 600 }, (_, i) =>
       i % 3 === 0
         ? nodePath.join(root, 'inside.txt')

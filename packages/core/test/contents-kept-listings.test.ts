@@ -10,10 +10,10 @@ import {
 } from '../../../testing/clock.js';
 import { CountingStore } from '../../../testing/counting-store.js';
 import { makeTempDirSync } from '../../../testing/temp.js';
-import { type KeptListing, KeptListings, ListedStats } from '../src/contents/kept-listings.js';
+import { type KeptListing, KeptListings, ListedStats } from '../src/contents/cache/kept-listings.js';
 import { type ChildrenWatch, ContentsManager, type ContentsStore, FileSystemStore } from '../src/index.js';
 
-/** Past the 100 ms in which any listing is served again as it was (see ServedBytes#listing). */
+/** Past the 100 ms in which any listing is served again as it was (see ServedListings). */
 const pastReuse = () => advanceClock(LISTING_REUSE_PAST_MS);
 
 let root: string;

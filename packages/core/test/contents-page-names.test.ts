@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backToRealTime, settleDirectories, useRealClock, useTestClock } from '../../../testing/clock.js';
 import { CountingStore } from '../../../testing/counting-store.js';
 import { makeTempDir } from '../../../testing/temp.js';
+import { SortedNamesCache } from '../src/contents/cache/sorted-names.js';
 import { byName } from '../src/contents/sort-names.js';
-import { SortedNamesCache } from '../src/contents/sorted-names-cache.js';
 import { ContentsManager, type ContentsModel } from '../src/index.js';
 
 /**

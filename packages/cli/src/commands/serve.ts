@@ -75,14 +75,45 @@ function hubSettingsOrExit(
   }
 }
 
+/** What a serve runs with, once its flags, environment and root are checked. */
+interface ServeSettings {
+  out: ReturnType<typeof commandOutput>;
+  json: boolean;
+  logger: ReturnType<typeof cliLogger>;
+  hub: HubSettings | null;
+  root: string;
+  token: string;
+  generated: boolean;
+  wantBrowser: boolean;
+  serveOptions: Partial<ServeOptions>;
+}
+
 /** `nbserve [root]`: serve until SIGINT/SIGTERM or `POST /api/shutdown`, then exit 0. */
 export async function runServe(rootArg: string | undefined, flags: ServeCommandOptions): Promise<number> {
+  const settings = await readSettings(rootArg, flags);
+  if (typeof settings === 'number') return settings;
+  const running = await start(settings);
+  if (running === null) return 1;
+  const stopOnSignals = handleSignals(running, settings.logger);
+  const tokenUrl = announce(running, settings);
+  const openFile = settings.wantBrowser ? await openInBrowser(running, tokenUrl, settings.logger) : null;
+  await running.closed;
+  stopOnSignals();
+  if (openFile) await fs.rm(openFile, { force: true });
+  settings.out.say('nbserve stopped.\n', 'nbserve stopped');
+  return 0;
+}
+
+/**
+ * The flags, the hub's variables and the environment read into settings, or the exit code of a
+ * refusal (printed): a wrong log format or level, two roots, a root that is no directory.
+ */
+async function readSettings(rootArg: string | undefined, flags: ServeCommandOptions): Promise<ServeSettings | number> {
   const { logFormat = DEFAULTS.logFormat } = flags;
   if (!isLogFormat(logFormat)) {
     process.stderr.write(`nbserve: --log-format must be text or json, not ${JSON.stringify(logFormat)}\n`);
     return 2;
   }
-  const json = logFormat === 'json';
   const secrets: string[] = [];
   const out = commandOutput(logFormat, secrets);
   if (rootArg !== undefined && flags.notebookDir !== undefined && rootArg !== flags.notebookDir) {
@@ -112,10 +143,10 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
   const { token, generated } = chooseToken(tokenFlag);
   secrets.push(token, ...(hubConfig ? [hubConfig.apiToken] : []));
   const logger = cliLogger({ level: logLevel, format: logFormat, secrets });
-  const absoluteRoot = path.resolve(rootArg ?? notebookDir ?? rootDir ?? '.');
-  const stat = await fs.stat(absoluteRoot).catch(() => null);
+  const root = path.resolve(rootArg ?? notebookDir ?? rootDir ?? '.');
+  const stat = await fs.stat(root).catch(() => null);
   if (!stat?.isDirectory()) {
-    out.complain('error', `nbserve: the root ${absoluteRoot} is not a directory\n`);
+    out.complain('error', `nbserve: the root ${root} is not a directory\n`);
     return 2;
   }
   if (token === '' && !hub) {
@@ -125,25 +156,36 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
       'Authentication is DISABLED (--token ""): anyone who can reach this server can read and write your files and run code as you',
     );
   }
+  const json = logFormat === 'json';
+  const serveOptions: Partial<ServeOptions> = {
+    ...(rest as Partial<ServeOptions>),
+    ...(hubConfig ? { hub: hubConfig } : {}),
+    ...(gatewayUrl ? { gatewayUrl } : {}),
+    ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
+    ...(json ? { logKernelOutput: true } : {}),
+  };
+  return { out, json, logger, hub, root, token, generated, wantBrowser, serveOptions };
+}
 
-  let running: Awaited<ReturnType<typeof serve>>;
+type Running = Awaited<ReturnType<typeof serve>>;
+
+/** The server listening (after the hub answers, in hub mode), or `null` once its failure is printed. */
+async function start(settings: ServeSettings): Promise<Running | null> {
+  const { hub, logger, root, token, serveOptions } = settings;
   try {
     if (hub) await waitForHub(hub.hub, logger);
-    running = await serve({
-      ...(rest as Partial<ServeOptions>),
-      ...(hubConfig ? { hub: hubConfig } : {}),
-      ...(gatewayUrl ? { gatewayUrl } : {}),
-      ...(gatewayAuthToken ? { gatewayAuthToken } : {}),
-      root: absoluteRoot,
-      token,
-      logger,
-      ...(json ? { logKernelOutput: true } : {}),
-    });
+    return await serve({ ...serveOptions, root, token, logger });
   } catch (error) {
-    out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    settings.out.complain('error', `nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return null;
   }
+}
 
+/**
+ * SIGINT and SIGTERM close the server (a second one exits at once); an uncaught error closes it
+ * and exits 1. Gives the function that stops listening for the signals.
+ */
+function handleSignals(running: Running, logger: ServeSettings['logger']): () => void {
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) {
@@ -167,38 +209,42 @@ export async function runServe(rootArg: string | undefined, flags: ServeCommandO
   };
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
+  return () => {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+  };
+}
 
+/** Prints where the server is (with its token, unless in hub mode); gives that URL. */
+function announce(running: Running, settings: ServeSettings): string {
+  const { out, hub, root, token } = settings;
   // In hub mode the token is no way in (the hub is): print the plain URL.
   const tokenUrl = token === '' || hub ? running.url : `${running.url}?token=${token}`;
   const forWhom = hub ? ` for JupyterHub user ${hub.hub.user}` : '';
-  out.say(
-    `nbserve is serving ${absoluteRoot}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`,
-    'nbserve is serving',
-    {
-      root: absoluteRoot,
-      url: running.url,
-      ...(hub ? { hub_user: hub.hub.user } : {}),
-    },
-  );
-  if (json && generated && !hub) {
+  out.say(`nbserve is serving ${root}${forWhom}\n    ${tokenUrl}\nPress Ctrl-C to stop.\n`, 'nbserve is serving', {
+    root,
+    url: running.url,
+    ...(hub ? { hub_user: hub.hub.user } : {}),
+  });
+  if (settings.json && settings.generated && !hub) {
     // A log collector is no place for a credential: the generated token is not printed.
-    logger.warn('A random token was generated and JSON logs never show it: set --token or $NBSERVE_TOKEN');
+    settings.logger.warn('A random token was generated and JSON logs never show it: set --token or $NBSERVE_TOKEN');
   }
+  return tokenUrl;
+}
 
-  let openFile: string | null = null;
-  if (wantBrowser) {
-    try {
-      openFile = await writeBrowserOpenFile(running.app.services.options.runtimeDir, tokenUrl);
-      openBrowser(openFile, (message) => logger.warn(message));
-    } catch (error) {
-      logger.warn(`Could not open a browser: ${String(error)}`);
-    }
+/** Opens a browser on the server through a redirect file (see writeBrowserOpenFile); gives that file. */
+async function openInBrowser(
+  running: Running,
+  tokenUrl: string,
+  logger: ServeSettings['logger'],
+): Promise<string | null> {
+  try {
+    const openFile = await writeBrowserOpenFile(running.app.services.options.runtimeDir, tokenUrl);
+    openBrowser(openFile, (message) => logger.warn(message));
+    return openFile;
+  } catch (error) {
+    logger.warn(`Could not open a browser: ${String(error)}`);
+    return null;
   }
-
-  await running.closed;
-  process.off('SIGINT', onSigint);
-  process.off('SIGTERM', onSigterm);
-  if (openFile) await fs.rm(openFile, { force: true });
-  out.say('nbserve stopped.\n', 'nbserve stopped');
-  return 0;
 }

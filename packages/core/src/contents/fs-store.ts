@@ -15,7 +15,7 @@ import {
 import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
 import { FsChildrenWatch } from './children-watch.js';
 import { watchFile } from './file-watch.js';
-import { MetadataAccess } from './metadata-access.js';
+import { MetadataCalls } from './metadata-calls.js';
 import { baseName, parentPath, splitPath } from './paths.js';
 import type {
   ByteRange,
@@ -43,13 +43,13 @@ export class FileSystemStore implements ContentsStore {
   readonly capabilities: StoreCapabilities = { statTracksChanges: true, releasesWrittenData: true };
   readonly root: string;
   #rootReal: Promise<string> | undefined;
-  readonly #meta: MetadataAccess;
+  readonly #meta: MetadataCalls;
   readonly #uid = process.getuid?.() ?? -1;
   readonly #gids = new Set(process.getgroups?.() ?? []);
 
   constructor(root: string) {
     this.root = nodePath.resolve(root);
-    this.#meta = new MetadataAccess(this.root);
+    this.#meta = new MetadataCalls(this.root);
   }
 
   async stat(path: string): Promise<StoreStat | null> {

@@ -10,6 +10,13 @@ export interface ListedEntry {
   stat: StoreStat;
 }
 
+/**
+ * A directory's children as the JSON array of their models, in UTF-8: whole, or for a big
+ * directory a function giving it in parts (each call stats the entries afresh as it goes, so
+ * 100,000 entries never have their stats, models or JSON in memory at once).
+ */
+export type ListingJson = Uint8Array<ArrayBuffer> | (() => AsyncGenerator<Uint8Array<ArrayBuffer>>);
+
 /** Room for one entry besides its name and mimetype: the fixed fields, two timestamps, a size. */
 const ENTRY_BYTES = 320;
 const NO_BYTES = Buffer.alloc(0);

@@ -1,5 +1,6 @@
 import { badRequest, conflict, notFound } from '../errors.js';
-import { type SpareBuffer, secondSpareBuffer, sharedSpareBuffer } from '../util/spare-buffer.js';
+import type { SpareBuffer } from '../util/spare-buffer.js';
+import { ContentsCache } from './cache/contents-cache.js';
 import { checkpointContents } from './checkpoint-contents.js';
 import { type CheckpointStore, hasCheckpoints } from './checkpoints.js';
 import { checkCopySize, copyTree } from './copy-tree.js';
@@ -67,6 +68,8 @@ export class ContentsManager {
   readonly #locks = new KeyedLock();
   readonly #notary: NotebookNotary;
   readonly #reader: ModelReader;
+  /** What is served again instead of read afresh, and when it no longer holds (see ContentsCache). */
+  readonly #cache: ContentsCache;
   readonly #served: ServedBytes;
   /**
    * The buffer notebooks are serialized into, reused from save to save (see SpareBuffer): only
@@ -89,19 +92,20 @@ export class ContentsManager {
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
     this.#notary = options.notary ?? new NotebookNotary();
     const hidden = compileGlobs(options.hideGlobs ?? DEFAULT_HIDE_GLOBS);
+    this.#cache = new ContentsCache({
+      store: this.store,
+      notebookCacheBytes: options.notebookCacheBytes ?? 64 * 1024 * 1024,
+    });
     this.#reader = new ModelReader({
       store: this.store,
       listed: (name) => (this.allowHidden || !name.startsWith('.')) && !hidden(name),
       notary: this.#notary,
-      buffers: sharedSpareBuffer,
+      cache: this.#cache,
     });
+    this.#served = new ServedBytes(this.#reader, this.#cache);
     const capabilities = this.store.capabilities;
-    this.#served = new ServedBytes(this.#reader, {
-      notebookCacheBytes: options.notebookCacheBytes ?? 64 * 1024 * 1024,
-      statTracksChanges: capabilities?.statTracksChanges === true,
-    });
     const releases = capabilities?.releasesWrittenData && this.checkpoints.capabilities?.releasesWrittenData;
-    this.#saveBuffers = releases ? sharedSpareBuffer : undefined;
+    this.#saveBuffers = releases ? this.#cache.lent.shared : undefined;
   }
 
   /** True when the path is hidden and hidden files are not allowed. */
@@ -207,7 +211,7 @@ export class ContentsManager {
         let trusted = false;
         // (a body parsed from its bytes is in the shared spare until the save is done)
         const buffers =
-          type === 'notebook' && this.#saveBuffers ? (raw ? secondSpareBuffer : this.#saveBuffers) : undefined;
+          type === 'notebook' && this.#saveBuffers ? (raw ? this.#cache.lent.second : this.#saveBuffers) : undefined;
         if (type === 'notebook') {
           const what = `Invalid notebook content for ${path}`;
           let parsed = toNotebookV4(input.content, what);
@@ -243,7 +247,7 @@ export class ContentsManager {
   async #writeHashed(path: string, bytes: Uint8Array): Promise<string> {
     // settle both before returning: the caller reuses the buffer once this returns
     const [written, hashed] = await Promise.allSettled([this.store.write(path, bytes), sha256Async(bytes)]);
-    this.#served.changed(path); // the served JSON of what was there is of no use any more
+    this.#cache.changed(path); // the served JSON of what was there is of no use any more
     if (written.status === 'rejected') throw written.reason;
     if (hashed.status === 'rejected') throw hashed.reason;
     return hashed.value;
@@ -425,8 +429,7 @@ export class ContentsManager {
     try {
       return await change();
     } finally {
-      this.#reader.changed();
-      this.#served.changed(path);
+      this.#cache.changed(path);
     }
   }
 

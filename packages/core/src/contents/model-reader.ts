@@ -1,7 +1,8 @@
-import type { SpareBuffer } from '../util/spare-buffer.js';
+import type { ContentsCache } from './cache/contents-cache.js';
+import { ListedStats } from './cache/kept-listings.js';
+import type { SortedNames } from './cache/sorted-names.js';
 import { decodeFileContent, setHash } from './file-content.js';
-import { KeptListings, ListedStats } from './kept-listings.js';
-import { type ListedEntry, ListingWriter } from './listing-json.js';
+import { type ListedEntry, type ListingJson, ListingWriter } from './listing-json.js';
 import { guessMimeType } from './mimetypes.js';
 import type { ContentsModel, ContentType, GetOptions } from './model.js';
 import { decodeNotebookBytes, readNotebook, readNotebookBytes, readNotebookText } from './nbformat/notebook.js';
@@ -9,7 +10,6 @@ import type { RawStrings } from './nbformat/sorted-json.js';
 import { markCells, type NotebookNotary } from './notary.js';
 import { baseName, joinPath } from './paths.js';
 import { byName } from './sort-names.js';
-import { type SortedNames, SortedNamesCache } from './sorted-names-cache.js';
 import type { ContentsStore, StoreStat } from './store.js';
 import { isoTimestamp } from './timestamps.js';
 
@@ -18,13 +18,6 @@ const DIR_ORDER: Record<ContentType, number> = { directory: 0, notebook: 1, file
 const STREAM_FROM = 4096;
 /** Entries stat'ed and written per part of a streamed listing (about 300 KB of JSON). */
 const STREAM_BATCH = 1024;
-
-/**
- * A directory's children as the JSON array of their models, in UTF-8: whole, or for a big
- * directory a function giving it in parts (each call stats the entries afresh as it goes, so
- * 100,000 entries never have their stats, models or JSON in memory at once).
- */
-export type ListingJson = Uint8Array<ArrayBuffer> | (() => AsyncGenerator<Uint8Array<ArrayBuffer>>);
 
 /** A model without content: every field a GET has, in Jupyter's order; the one shape of a model. */
 export function baseModel(path: string, stat: StoreStat, type: ContentType): ContentsModel {
@@ -60,8 +53,8 @@ export interface ModelReaderOptions {
   /** Whether a directory lists a child of this name (hidden files and hide globs are not listed). */
   listed: (name: string) => boolean;
   notary: NotebookNotary;
-  /** Memory lent for reading a notebook to serve (see servableContent); default: fresh memory. */
-  buffers?: SpareBuffer;
+  /** What listings and reads reuse (sorted names, kept listings, lent memory: see servableContent). */
+  cache: ContentsCache;
 }
 
 /** A notebook to serve (see ModelReader.servableContent). */
@@ -83,19 +76,13 @@ export class ModelReader {
   readonly #store: ContentsStore;
   readonly #listed: (name: string) => boolean;
   readonly #notary: NotebookNotary;
-  readonly #buffers: SpareBuffer | undefined;
-  /** Directory listings being built, shared by concurrent requests for the same directory. */
-  readonly #listings = new Map<string, Promise<ContentsModel[]>>();
-  /** Sorted names of big directories, for whole and paged listings, while their versions hold. */
-  readonly #sortedNamesCache = new SortedNamesCache();
-  readonly #kept: KeptListings;
+  readonly #cache: ContentsCache;
 
   constructor(options: ModelReaderOptions) {
     this.#store = options.store;
     this.#listed = options.listed;
     this.#notary = options.notary;
-    this.#buffers = options.buffers;
-    this.#kept = new KeptListings(options.store);
+    this.#cache = options.cache;
   }
 
   async directory(
@@ -123,25 +110,10 @@ export class ModelReader {
   /**
    * The sorted child models of a directory, shared: callers must not change them. Concurrent
    * requests for the same directory share one listing (50 clients refreshing a folder cost one
-   * readdir and one round of stats, not 50) until `changed()`.
+   * readdir and one round of stats, not 50) until a change through the manager (see ContentsCache).
    */
   children(path: string): Promise<ContentsModel[]> {
-    let pending = this.#listings.get(path);
-    if (!pending) {
-      const started = this.#listChildren(path);
-      pending = started.finally(() => {
-        if (this.#listings.get(path) === pending) this.#listings.delete(path);
-      });
-      this.#listings.set(path, pending);
-    }
-    return pending;
-  }
-
-  /** Something changed through the manager: no request joins a listing that started before. */
-  changed(): void {
-    this.#listings.clear();
-    this.#sortedNamesCache.clear();
-    this.#kept.clear();
+    return this.#cache.building(path, () => this.#listChildren(path));
   }
 
   async notebook(path: string, stat: StoreStat, wantContent: boolean, wantHash: boolean): Promise<ContentsModel> {
@@ -181,17 +153,16 @@ export class ModelReader {
    * parsed as text, and the bytes given back before the parse.
    */
   async servableContent(path: string): Promise<ServableContent> {
-    const buffers = this.#buffers;
+    const buffers = this.#cache.lent.shared;
     let lent: Uint8Array | undefined;
     const release = () => {
-      if (lent) buffers?.give(lent);
+      if (lent) buffers.give(lent);
       lent = undefined;
     };
     try {
-      const bytes =
-        buffers && this.#store.readInto
-          ? await this.#store.readInto(path, (length) => (lent = buffers.take(length)))
-          : await this.#store.read(path);
+      const bytes = this.#store.readInto
+        ? await this.#store.readInto(path, (length) => (lent = buffers.take(length)))
+        : await this.#store.read(path);
       const size = bytes.byteLength;
       const trusted = await this.isTrusted(bytes);
       const cut = readNotebookBytes(bytes);
@@ -256,7 +227,7 @@ export class ModelReader {
    * read throws here, before any byte.
    */
   async childrenJson(path: string): Promise<ListingJson> {
-    const kept = await this.#kept.get(path);
+    const kept = await this.#cache.keptListings.get(path);
     if (kept !== null) {
       const { names, stats } = kept;
       return this.#json(path, names.length, () => ({
@@ -279,7 +250,7 @@ export class ModelReader {
     }
     const { names, version, directories, links } = listed;
     // symbolic links are listed by where they lead, which no watch of this directory sees change
-    const keep = links === 0 ? await this.#kept.watch(path, version, names, directories) : null;
+    const keep = links === 0 ? await this.#cache.keptListings.watch(path, version, names, directories) : null;
     return this.#json(path, names.length, () => {
       // where the listing may be kept, each pass records its stats: the first pass done is kept
       const stats = keep ? new ListedStats(names.length) : undefined;
@@ -414,11 +385,11 @@ export class ModelReader {
    */
   async #listedNames(path: string): Promise<(SortedNames & { links: number; version: string | null }) | null> {
     const version = (await this.#store.directoryVersion?.(path)) ?? null;
-    const cached = version === null ? undefined : this.#sortedNamesCache.get(path, version);
+    const cached = version === null ? undefined : this.#cache.sortedNames.get(path, version);
     if (cached) return { ...cached, links: 0, version };
     const listed = await this.#sortedNames(path);
     // symbolic links are listed by where they lead, which can change with no version change
-    if (listed !== null && version !== null && listed.links === 0) this.#sortedNamesCache.set(path, version, listed);
+    if (listed !== null && version !== null && listed.links === 0) this.#cache.sortedNames.set(path, version, listed);
     return listed && { ...listed, version };
   }
 

@@ -1,53 +1,30 @@
-import { secondSpareBuffer } from '../util/spare-buffer.js';
+import type { ContentsCache } from './cache/contents-cache.js';
+import type { ListingJson } from './listing-json.js';
 import type { ContentsModel, GetOptions, SerializedModel } from './model.js';
-import { baseModel, type ListingJson, type ModelReader } from './model-reader.js';
+import { baseModel, type ModelReader } from './model-reader.js';
 import { compactJsonBytes } from './nbformat/compact-json.js';
-import { ServedNotebookCache } from './served-notebook-cache.js';
 import type { StoreStat } from './store.js';
 
-/** How long a directory's serialized listing is reused (see ServedBytes#listing). */
-const LISTING_REUSE_MS = 100;
-const MAX_SERVED_LISTINGS = 256;
 const CONTENT_PLACEHOLDER = '"content":null';
 /** Notebooks this big are not kept on their first open. */
 const FIRST_OPEN_UNCACHED = 1024 * 1024;
-/** Notebooks opened once, remembered so that the next open keeps their JSON (see #freshNotebook). */
-const MAX_OPENED_ONCE = 256;
-
-export interface ServedBytesOptions {
-  /** Bytes of served notebook JSON kept for reopening unchanged notebooks; 0 = none. */
-  notebookCacheBytes: number;
-  /**
-   * The store's stats follow every change (StoreCapabilities.statTracksChanges): only then is
-   * anything served again that was built before; otherwise every answer is built afresh.
-   */
-  statTracksChanges: boolean;
-}
 
 /**
  * The fast path of `ContentsManager.getSerialized`: answers that are mostly bytes built before.
  * A notebook's content comes from its cached JSON text while the file is unchanged (see
- * ServedNotebookCache), so reopening a big notebook never parses, re-serializes or re-encodes it;
- * a polled listing is serialized once for every client polling it. The models come from the
+ * ContentsCache), so reopening a big notebook never parses, re-serializes or re-encodes it; a
+ * polled listing is serialized once for every client polling it. The models come from the
  * ModelReader, as `get`'s do, and the bytes are exactly those of `JSON.stringify(get())`.
  */
 export class ServedBytes {
   readonly #reader: ModelReader;
-  readonly #notebooks: ServedNotebookCache;
-  readonly #reuseListings: boolean;
-  /** Serialized listings reused for LISTING_REUSE_MS while the directory's mtime is unchanged. */
-  readonly #listings = new Map<string, { dirMtimeMs: number; at: number; json: Promise<ListingJson> }>();
+  readonly #cache: ContentsCache;
   /** Bumped whenever something is signed: a verdict read before that must not be cached after. */
   #trustGeneration = 0;
-  /** Big notebooks served once without keeping their JSON: path -> the stat they had. */
-  readonly #openedOnce = new Map<string, string>();
-  /** The memory such an answer is written into, lent until it is sent (see SerializedModel.release). */
-  readonly #answers = secondSpareBuffer;
 
-  constructor(reader: ModelReader, options: ServedBytesOptions) {
+  constructor(reader: ModelReader, cache: ContentsCache) {
     this.#reader = reader;
-    this.#notebooks = new ServedNotebookCache(options.statTracksChanges ? options.notebookCacheBytes : 0);
-    this.#reuseListings = options.statTracksChanges;
+    this.#cache = cache;
   }
 
   /**
@@ -67,7 +44,7 @@ export class ServedBytes {
     }
     const type = options.type ?? (path.endsWith('.ipynb') ? 'notebook' : 'file');
     if (type !== 'notebook' || options.content === false || options.hash) return null;
-    const cached = this.#notebooks.get(path, stat);
+    const cached = this.#cache.notebooks.get(path, stat);
     if (cached) {
       const model = notebookModel(path, stat, cached);
       return { model, json: spliceContent(model, [cached.contentJson]) };
@@ -78,49 +55,14 @@ export class ServedBytes {
   /** Something was signed: notebooks served before may be trusted now. */
   trustChanged(): void {
     this.#trustGeneration++;
-    this.#notebooks.clear();
+    this.#cache.trustChanged();
   }
 
-  /**
-   * Something changed through the manager: listings are built afresh, so a client sees its own
-   * writes; a notebook at `path` (saved, renamed or deleted) no longer holds its served JSON.
-   */
-  changed(path?: string): void {
-    this.#listings.clear();
-    if (path !== undefined) {
-      this.#notebooks.delete(path);
-      this.#openedOnce.delete(path);
-    }
-  }
-
-  /**
-   * A directory's content as JSON. Clients poll listings (JupyterLab every few seconds, from every
-   * tab), so one listing serves every request for LISTING_REUSE_MS as long as the directory's
-   * mtime is unchanged (an entry was added, removed or renamed) and nothing was written through
-   * the manager; only an in-place edit made outside the server shows up that much later.
-   */
+  /** A directory's content as JSON: the same child models `get` lists, shared while it is polled. */
   #listing(path: string, stat: StoreStat): Promise<ListingJson> {
-    if (!this.#reuseListings) return this.#listingJson(path);
-    const cached = this.#listings.get(path);
-    const now = performance.now();
-    if (cached && cached.dirMtimeMs === stat.mtimeMs && now - cached.at < LISTING_REUSE_MS) return cached.json;
-    if (this.#listings.size >= MAX_SERVED_LISTINGS) this.#listings.clear();
-    // Requests arriving while it is built share it too; a write through the manager clears the map.
-    const json = this.#listingJson(path);
-    const entry = { dirMtimeMs: stat.mtimeMs, at: now, json };
-    this.#listings.set(path, entry);
-    // Dropped once it is built and its window has passed. A big one is streamed, and only its
-    // sorted names are shared: every request stats the entries as it writes them.
-    const drop = () => {
-      if (this.#listings.get(path) === entry) this.#listings.delete(path);
-    };
-    json.then(() => setTimeout(drop, Math.max(0, entry.at + LISTING_REUSE_MS - performance.now())).unref(), drop);
-    return json;
-  }
-
-  /** The same child models `get` lists, as JSON. */
-  #listingJson(path: string): Promise<ListingJson> {
-    return this.#reader.childrenJson(path);
+    const build = () => this.#reader.childrenJson(path);
+    const served = this.#cache.servedListings;
+    return served ? served.get(path, stat.mtimeMs, build) : build();
   }
 
   /**
@@ -143,10 +85,12 @@ export class ServedBytes {
     const tail = shell.slice(at + CONTENT_PLACEHOLDER.length);
     // Made-up cell ids differ on every read in Jupyter too; such a notebook is not pinned to one set.
     const unchanged = size === stat.size && generation === this.#trustGeneration;
-    const cacheable = !read.generatedIds && unchanged && this.#notebooks.enabled;
+    const cacheable = !read.generatedIds && unchanged && this.#cache.notebooks.enabled;
     const statKey = `${stat.mtimeMs}:${stat.createdMs}:${stat.size}`;
-    const firstOpen = size >= FIRST_OPEN_UNCACHED && this.#openedOnce.get(path) !== statKey;
-    const answers = cacheable && !firstOpen ? undefined : size >= FIRST_OPEN_UNCACHED ? this.#answers : undefined;
+    const firstOpen = size >= FIRST_OPEN_UNCACHED && !this.#cache.openedOnce(path, statKey);
+    // the memory such an answer is written into, lent until it is sent (see SerializedModel.release)
+    const answers =
+      cacheable && !firstOpen ? undefined : size >= FIRST_OPEN_UNCACHED ? this.#cache.lent.second : undefined;
     let json: Buffer;
     try {
       json = compactJsonBytes(read.content, head, tail, read.raw, answers);
@@ -155,16 +99,13 @@ export class ServedBytes {
     }
     const out = new Uint8Array(json.buffer as ArrayBuffer, json.byteOffset, json.byteLength);
     if (answers !== undefined) {
-      if (cacheable) {
-        if (this.#openedOnce.size >= MAX_OPENED_ONCE) this.#openedOnce.clear();
-        this.#openedOnce.set(path, statKey);
-      }
+      if (cacheable) this.#cache.rememberOpened(path, statKey);
       return { model, json: out, release: () => answers.give(json) };
     }
-    this.#openedOnce.delete(path);
+    this.#cache.rememberOpened(path, null);
     if (cacheable) {
       const contentJson = json.subarray(Buffer.byteLength(head), json.byteLength - Buffer.byteLength(tail));
-      this.#notebooks.set(path, stat, { contentJson, size, message: read.message });
+      this.#cache.notebooks.set(path, stat, { contentJson, size, message: read.message });
     }
     return { model, json: out };
   }

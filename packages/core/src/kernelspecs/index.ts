@@ -1,4 +1,4 @@
-export { type KernelSpecListing, KernelSpecManager, type KernelSpecManagerOptions } from './manager.js';
+export { KernelSpecManager, type KernelSpecManagerOptions } from './manager.js';
 export {
   jupyterDataDirs,
   jupyterRuntimeDir,
@@ -7,7 +7,7 @@ export {
   kernelSpecDirs,
   labExtensionDirs,
 } from './paths.js';
-export type { KernelSpecSource } from './source.js';
+export type { KernelSpecListing, KernelSpecSource } from './source.js';
 export {
   type BuiltinKernelSpec,
   type KernelSpec,

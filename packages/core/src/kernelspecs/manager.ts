@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { notFound } from '../errors.js';
 import { kernelSpecDirs } from './paths.js';
-import type { KernelSpecSource } from './source.js';
+import type { KernelSpecListing, KernelSpecSource } from './source.js';
 import {
   type BuiltinKernelSpec,
   type KernelSpecEntry,
@@ -11,6 +11,9 @@ import {
   VALID_KERNEL_NAME,
 } from './spec.js';
 import { DiskStamps } from './stamps.js';
+
+// where gateway/kernelspecs.ts imports it from
+export type { KernelSpecListing } from './source.js';
 
 export interface KernelSpecManagerOptions {
   /** The `kernels` directories to search, in priority order. Default: Jupyter's search path. */
@@ -29,11 +32,6 @@ export interface KernelSpecManagerOptions {
   warn?: (message: string) => void;
   /** The clock compared with file times (injectable for tests). Default `Date.now`. */
   now?: () => number;
-}
-
-export interface KernelSpecListing {
-  default: string;
-  kernelspecs: Record<string, KernelSpecEntry>;
 }
 
 /** One reading of the disk: the specs found (first directory wins) and what they were read from. */

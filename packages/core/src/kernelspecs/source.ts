@@ -1,6 +1,11 @@
 import { isNbserveError, notFound } from '../errors.js';
-import type { KernelSpecListing } from './manager.js';
 import { type KernelSpecEntry, kernelNameToStart } from './spec.js';
+
+/** Every spec a source offers, by name, and the one a start without a name gets. */
+export interface KernelSpecListing {
+  default: string;
+  kernelspecs: Record<string, KernelSpecEntry>;
+}
 
 /**
  * Where kernelspecs come from: the disk and code (KernelSpecManager) or a gateway

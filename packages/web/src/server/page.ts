@@ -1,5 +1,5 @@
 import { escapeHtml, jsonForScript } from '@nbserve/core/html';
-import type { EntryName, StaticAsset, WebAssets } from './build.js';
+import type { EntryName, StaticAsset, WebAssets } from '../bundle/build.js';
 
 /**
  * The Content-Security-Policy of every nbserve HTML page: no inline scripts and nothing from

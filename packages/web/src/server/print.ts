@@ -1,10 +1,10 @@
 import { escapeHtml } from '@nbserve/core/html';
 import { isObject } from '@nbserve/core/is-object';
 import { AnsiUp } from 'ansi_up';
+import type { WebAssets } from '../bundle/build.js';
 import { renderLatex, renderMarkdown } from '../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../shared/mime.js';
 import { applyCarriageReturns } from '../shared/stream-text.js';
-import type { WebAssets } from './build.js';
 import { renderPage } from './page.js';
 
 /** The loosely typed nbformat v4 shapes the print view reads; anything else is skipped. */

@@ -247,6 +247,7 @@ export class Notebook {
       data,
       trusted,
       this.displays,
+      widgetHost,
       () => this.language,
       (cell) => ({
         ...this.editorSupport,

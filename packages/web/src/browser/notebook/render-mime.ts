@@ -5,7 +5,6 @@ import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
-import { WIDGET_VIEW_MIME, widgetHost } from './widgets/host.js';
 
 const ansi = new AnsiUp();
 ansi.use_classes = true;
@@ -58,6 +57,14 @@ function imageElement(mime: string, data: unknown, metadata: Record<string, unkn
   return img;
 }
 
+export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
+
+/** What draws widget views (the page's WidgetHost): given to whatever renders outputs. */
+export interface WidgetViews {
+  /** An element showing `fallback` until the widget view `data` replaces it (see WidgetHost.render). */
+  render(data: unknown, fallback: HTMLElement, trusted: boolean): HTMLElement;
+}
+
 /**
  * A trusted output with scripts runs inside a sandboxed iframe (opaque origin, its own CSP),
  * so even trusted JavaScript cannot read the user's cookies or call the API as them.
@@ -86,13 +93,22 @@ function sandboxFrame(mime: string, content: string): HTMLElement {
   return frame;
 }
 
-/** Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). */
-export function renderBundle(bundle: MimeBundle, metadata: Record<string, unknown>, trusted: boolean): HTMLElement {
+/**
+ * Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). A
+ * widget view is drawn by `widgets` where there are any, else its other forms are shown.
+ */
+export function renderBundle(
+  bundle: MimeBundle,
+  metadata: Record<string, unknown>,
+  trusted: boolean,
+  widgets?: WidgetViews,
+): HTMLElement {
   // A widget view renders over its text/plain form (untrusted: a live kernel model only, host.ts).
   if (bundle[WIDGET_VIEW_MIME] !== undefined) {
     const { [WIDGET_VIEW_MIME]: view, ...rest } = bundle;
     const wrap = h('div', { className: 'output-rendered', 'data-mime-type': WIDGET_VIEW_MIME });
-    wrap.append(widgetHost.render(view, renderBundle(rest, metadata, trusted), trusted));
+    const fallback = renderBundle(rest, metadata, trusted, widgets);
+    wrap.append(widgets ? widgets.render(view, fallback, trusted) : fallback);
     return wrap;
   }
   const mime = pickMime(bundle, trusted);

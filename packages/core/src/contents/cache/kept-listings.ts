@@ -1,4 +1,4 @@
-import type { ChildrenWatch, ContentsStore, StoreStat } from './store.js';
+import type { ChildrenWatch, ContentsStore, StoreStat } from '../store.js';
 
 interface Kept {
   /** The directory's version (ContentsStore.directoryVersion) its names were read under. */

@@ -1,5 +1,5 @@
 import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
-import { flagDefault, formatSize } from './flag-help.js';
+import { flagDefault, formatSize } from './flag-default-text.js';
 import type { FlagSpec } from './flags.js';
 
 export const DOC_START = '<!-- flags:start (generated from packages/cli/src/flags.ts by `pnpm docs:flags`) -->';

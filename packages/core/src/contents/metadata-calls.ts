@@ -87,7 +87,7 @@ async function namesAsync(dir: Dir): Promise<DirectoryNames> {
  * switches to asynchronous calls for the next 30 s. File *contents* are always read and written
  * asynchronously elsewhere.
  */
-export class MetadataAccess {
+export class MetadataCalls {
   readonly #root: string;
   #remote: Promise<boolean> | undefined;
   #asyncUntil = 0;

@@ -1,4 +1,4 @@
-import type { StoreStat } from './store.js';
+import type { StoreStat } from '../store.js';
 
 /** A notebook as a GET serves it: its content already as JSON text, with what the model adds. */
 export interface ServedNotebook {
