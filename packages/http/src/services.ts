@@ -130,7 +130,7 @@ export function createServices(options: NbserveOptions): Services {
   // Read without the getter below, so a scrape does not create the terminals.
   metrics.countTerminals = () => (terminals ? terminals.manager.list().length : 0);
   const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
-  return {
+  const services: Services = {
     options,
     auth: new Authenticator(options),
     hub,
@@ -189,6 +189,8 @@ export function createServices(options: NbserveOptions): Services {
       await clusters?.idle(); // a stop in flight finishes; running clusters outlive the server by design
     },
   };
+  void adopted.then(() => resumeCellRuns(services));
+  return services;
 }
 
 /**
@@ -360,6 +362,20 @@ function createKernelServices(options: NbserveOptions, activity: Activity) {
     onActivity: () => activity.touch(),
   });
   return { kernelspecs, kernels, sessions, channels, adopted, persistence };
+}
+
+/**
+ * Cells of shared documents an earlier server was running on kernels adopted from it go on writing
+ * their outputs into the documents here (collaboration/cell-executor.ts).
+ */
+async function resumeCellRuns(services: Services): Promise<void> {
+  const running = services.kernels
+    .list()
+    .map((model) => services.kernels.get(model.id))
+    .filter((kernel) => kernel.execution?.cell);
+  if (running.length === 0) return;
+  const documents = await services.collaboration?.catch(() => null);
+  for (const kernel of running) void documents?.executor.resume(kernel);
 }
 
 /** Adopts the persisted kernels, then restores their sessions and keeps both in the kernels' records. */
