@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { collabSession } from '../../../testing/collaboration.js';
+import { startGatewayStub } from '../../../testing/gateway-stub.js';
 import { kernelPidByConnectionFile } from '../../../testing/kernel-cases.js';
+import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitFor } from '../../../testing/wait.js';
 import { type Frame, open, type Recorder } from '../../../testing/ws-recorder.js';
@@ -111,6 +114,8 @@ async function run(socket: Recorder, code: string): Promise<string> {
   const msgId = sendExecute(socket, code);
   const reply = await socket.waitFor(childOf(msgId, 'execute_reply'), 60_000);
   expect(reply.content.status).toBe('ok');
+  // iopub and shell are separate sockets: the result may come after the reply, before idle
+  await socket.waitFor((f) => childOf(msgId, 'status')(f) && f.content.execution_state === 'idle', 30_000);
   const result = socket.frames.find(childOf(msgId, 'execute_result'));
   return String((result?.content.data as Record<string, unknown> | undefined)?.['text/plain'] ?? '');
 }
@@ -163,7 +168,7 @@ describe('--persist-kernels', () => {
     pidsToKill.add(lostPid).add(keptPid);
     const msgId = sendExecute(
       socket,
-      "import time\nprint('before', flush=True)\ntime.sleep(8)\nprint('after')\ny = x + 1\ny",
+      "import time\nprint('before', flush=True)\ntime.sleep(25)\nprint('after')\ny = x + 1\ny",
     );
     await socket.waitFor((f) => childOf(msgId, 'stream')(f) && String(f.content.text).includes('before'), 30_000);
     await stop(first.cli, 'SIGKILL');
@@ -185,6 +190,48 @@ describe('--persist-kernels', () => {
     expect((await api(second.origin, `api/kernels/${kept.kernelId}`, { method: 'DELETE' })).status).toBe(204);
     await stop(second.cli, 'SIGTERM');
   }, 120_000);
+
+  it('a live document keeps recording the outputs of a cell the server was running across a SIGKILL', async () => {
+    const dirs = await newDirs();
+    const code = "import time\nprint('before', flush=True)\ntime.sleep(25)\nprint('after')\n6 * 7";
+    await fs.writeFile(
+      path.join(dirs.root, 'live.ipynb'),
+      JSON.stringify(v4Notebook([v4CodeCell(code, { id: 'slow' })])),
+    );
+    const first = await start(dirs);
+    const { body: kernel } = await api(first.origin, 'api/kernels', { method: 'POST', json: { name: 'python3' } });
+    pidsToKill.add(kernelPidByConnectionFile(kernel.id));
+    const { fileId } = await collabSession(`${first.origin}/`, 'live.ipynb');
+    const documentId = `json:notebook:${fileId}`;
+    const queued = await api(first.origin, `api/kernels/${kernel.id}/execute`, {
+      method: 'POST',
+      json: { metadata: { document_id: documentId, cell_id: 'slow' } },
+    });
+    expect(queued.status).toBe(202);
+    const fileText = () => fs.readFile(path.join(dirs.root, 'live.ipynb'), 'utf8');
+    const outputText = async () => {
+      const cell = JSON.parse(await fileText()).cells[0];
+      return cell.outputs.map((o: { text?: string | string[] }) => [o.text ?? ''].flat().join('')).join('');
+    };
+    // 'before' is in the file (saved by the first server) while the cell sleeps
+    await waitFor(async () => (await outputText()).includes('before'), { timeoutMs: 60_000, what: 'the first output' });
+    await stop(first.cli, 'SIGKILL');
+
+    const second = await start(dirs);
+    await waitFor(async () => (await outputText()).includes('after'), { timeoutMs: 60_000, what: 'the later output' });
+    await waitFor(async () => JSON.parse(await fileText()).cells[0].execution_count !== null, { what: 'the count' });
+    const cell = JSON.parse(await fileText()).cells[0];
+    const texts = cell.outputs.map((o: { text?: string | string[] }) => [o.text ?? ''].flat().join(''));
+    expect(texts.join('')).toContain('before');
+    expect(texts.join('')).toContain('after');
+    const result = cell.outputs.at(-1);
+    expect(result.output_type).toBe('execute_result');
+    expect([result.data['text/plain']].flat().join('')).toBe('42');
+    const request = await api(second.origin, `api/kernels/${kernel.id}/requests/${queued.body.request_id}`);
+    expect(request.body).toMatchObject({ status: 'ok' });
+    expect((await api(second.origin, `api/kernels/${kernel.id}`, { method: 'DELETE' })).status).toBe(204);
+    await stop(second.cli, 'SIGTERM');
+  }, 150_000);
 
   it("keeps a kernel's last activity across the restart, so culling counts the idle time before it", async () => {
     const dirs = await newDirs();
@@ -272,6 +319,37 @@ describe('--persist-kernels', () => {
     await stop(server.cli, 'SIGTERM');
     expect(alive(pid)).toBe(true);
     signal(pid, 'SIGKILL');
+  }, 120_000);
+
+  it('finds gateway kernels again on the gateway by their ids, dropping one the gateway no longer has', async () => {
+    const stub = await startGatewayStub('persist-gateway-token');
+    try {
+      const dirs = await newDirs();
+      const flags = ['--persist-kernels', `--gateway-url=${stub.url}`, `--gateway-auth-token=${stub.token}`];
+      const first = await start(dirs, flags);
+      const kept = await newSession(first.origin, 'kept.ipynb', 'python3');
+      const lost = await newSession(first.origin, 'lost.ipynb', 'python3');
+      expect(stub.kernels.has(kept.kernelId) && stub.kernels.has(lost.kernelId)).toBe(true);
+      await stop(first.cli, 'SIGTERM');
+      // left running on the gateway, not shut down there
+      expect([...stub.kernels.keys()].sort()).toEqual([kept.kernelId, lost.kernelId].sort());
+      stub.kernels.delete(lost.kernelId);
+
+      const second = await start(dirs, flags);
+      const kernels = (await api(second.origin, 'api/kernels')).body as { id: string }[];
+      expect(kernels.map((k) => k.id)).toEqual([kept.kernelId]);
+      const sessions = (await api(second.origin, 'api/sessions')).body as { id: string }[];
+      expect(sessions.map((s) => s.id)).toEqual([kept.id]);
+      const socket = await channels(second.origin, kept.kernelId);
+      const msgId = sendExecute(socket, '6*7');
+      const output = await socket.waitFor(childOf(msgId, 'stream'), 30_000);
+      expect(output.content.text).toBe('ran 6*7\n');
+      expect((await api(second.origin, `api/kernels/${kept.kernelId}`, { method: 'DELETE' })).status).toBe(204);
+      expect(stub.kernels.has(kept.kernelId)).toBe(false);
+      await stop(second.cli, 'SIGTERM');
+    } finally {
+      await stub.close();
+    }
   }, 120_000);
 
   it('is off by default: no kernel is left after a stop', async () => {

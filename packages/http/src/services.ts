@@ -153,7 +153,7 @@ export function createServices(options: NbserveOptions): Services {
   // Read without the getter below, so a scrape does not create the terminals.
   metrics.countTerminals = () => (terminals ? terminals.manager.list().length : 0);
   const hub = options.hub ? new HubAuth(options.hub, { logger: options.logger }) : null;
-  return {
+  const services: Services = {
     options,
     auth: new Authenticator(options),
     hub,
@@ -219,6 +219,8 @@ export function createServices(options: NbserveOptions): Services {
       audit?.close();
     },
   };
+  void adopted.then(() => resumeCellRuns(services));
+  return services;
 }
 
 /**
@@ -393,6 +395,20 @@ function createKernelServices(options: NbserveOptions, activity: Activity, audit
     ...(audit ? { onExecute: executeRecorder(audit, sessions) } : {}),
   });
   return { kernelspecs, kernels, sessions, channels, adopted, persistence };
+}
+
+/**
+ * Cells of shared documents an earlier server was running on kernels adopted from it go on writing
+ * their outputs into the documents here (collaboration/cell-executor.ts).
+ */
+async function resumeCellRuns(services: Services): Promise<void> {
+  const running = services.kernels
+    .list()
+    .map((model) => services.kernels.get(model.id))
+    .filter((kernel) => kernel.execution?.cell);
+  if (running.length === 0) return;
+  const documents = await services.collaboration?.catch(() => null);
+  for (const kernel of running) void documents?.executor.resume(kernel);
 }
 
 /** Adopts the persisted kernels, then restores their sessions and keeps both in the kernels' records. */

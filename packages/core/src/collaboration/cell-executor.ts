@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../errors.js';
+import { CELL_EXECUTOR_SESSION } from '../kernels/cell-run.js';
 import type { KernelClient } from '../kernels/client.js';
 import type { Kernel } from '../kernels/kernel.js';
 import type { KernelManager } from '../kernels/manager.js';
@@ -47,6 +48,8 @@ interface Queued {
 }
 
 const KEEP_FINISHED = 1000;
+/** How long a resumed run waits for its reply once its kernel went idle. */
+const LOST_REPLY_GRACE_MS = 2000;
 
 /**
  * Runs cells of shared notebooks on kernels, server-side: each kernel has a queue, run in order,
@@ -196,11 +199,80 @@ export class CellExecutor {
       { session: this.#session, username: 'nbserve' },
     );
     const msgId = message.header.msg_id;
+    // Kept in a persisted kernel's record while it runs, so a later server goes on writing its outputs.
+    kernel.cellRuns.set(msgId, {
+      documentId: request.document_id,
+      cellId: request.cell_id,
+      requestId: request.request_id,
+    });
+    const reply = this.#follow(kernel, msgId, writer, request);
+    client.send('shell', toRaw(message));
+    return reply.finally(() => kernel.cellRuns.delete(msgId));
+  }
+
+  /**
+   * A cell run an earlier server started on a kernel adopted from it (`--persist-kernels`): its
+   * client is taken back under its routing id and what the cell still outputs, and its reply, go
+   * into the shared document as for a run started here.
+   */
+  async resume(kernel: Kernel): Promise<void> {
+    const run = kernel.execution?.cell;
+    const [adopted] = kernel.takeAdoptedClients((id) => id === CELL_EXECUTOR_SESSION);
+    if (!run || !kernel.execution) {
+      adopted?.client.close();
+      return;
+    }
+    const msgId = kernel.execution.msgId;
+    const request: ExecutionRequest = {
+      request_id: run.requestId,
+      kernel_id: kernel.id,
+      document_id: run.documentId,
+      cell_id: run.cellId,
+      status: 'running',
+      execution_count: null,
+      outputs: [],
+    };
+    this.#requests.set(request.request_id, request);
+    const room = await this.#collaboration.room(run.documentId).catch(() => undefined);
+    const notebook = room?.document.notebook;
+    if (!room || !notebook) return finish(request, 'aborted', 'Document is gone');
+    const release = room.hold();
+    try {
+      const writer = new OutputWriter(notebook, run.cellId, this.#mapFor(this.#displays, run.documentId), new Map());
+      if (adopted) this.#clients.set(kernel.id, this.#wire(adopted.client));
+      const reply = this.#follow(kernel, msgId, writer, request, true);
+      for (const [channel, raw] of adopted?.received ?? []) adopted?.client.onMessage(channel, raw);
+      const answer = await reply;
+      request.execution_count = answer.executionCount;
+      writer.finish(answer.executionCount);
+      request.outputs = writer.cell()?.getOutputs() ?? [];
+      finish(request, answer.status, answer.ename, answer.evalue);
+    } finally {
+      release();
+    }
+  }
+
+  /** Feeds the iopub messages of the request `msgId` to `writer` until its reply and idle came. */
+  #follow(
+    kernel: Kernel,
+    msgId: string,
+    writer: OutputWriter,
+    request: ExecutionRequest,
+    resumed = false,
+  ): Promise<Reply> {
     return new Promise<Reply>((resolve) => {
       let reply: Reply | undefined;
       let idle = false;
+      // A resumed run's reply may have gone out while no server was connected: iopub tells the rest.
+      const seen: Reply = { status: 'ok', executionCount: null };
       const done = () => {
-        if (!reply || !idle) return;
+        if (!idle) return;
+        if (!reply && resumed)
+          setTimeout(() => {
+            reply ??= seen;
+            done();
+          }, LOST_REPLY_GRACE_MS).unref();
+        if (!reply) return;
         stopIopub();
         stopLifecycle();
         this.#replies.delete(msgId);
@@ -212,16 +284,23 @@ export class CellExecutor {
         resolve(reply);
       };
       const stopIopub = kernel.onIopub((raw, msgType) => {
+        // A resumed run that ended while no server listened: the kernel runs another cell now.
+        if (resumed && !idle && kernel.execution && kernel.execution.msgId !== msgId) {
+          idle = true;
+          done();
+        }
         if (parentId(raw) !== msgId) return;
         const content = parsePart(raw.content);
         if (!isObject(content)) return;
         if (msgType === 'status') {
-          if (content.execution_state === 'idle') {
+          if (content.execution_state === 'idle' && !idle) {
             idle = true;
             done();
           }
           return;
         }
+        if (typeof content.execution_count === 'number') seen.executionCount = content.execution_count;
+        if (msgType === 'error') Object.assign(seen, { status: 'error', ename: content.ename, evalue: content.evalue });
         writer.handle(msgType, content);
       });
       const stopLifecycle = kernel.onLifecycle((event) => {
@@ -242,27 +321,31 @@ export class CellExecutor {
         this.#inputs.set(request.request_id, { kernel, header, writer });
         writer.inputRequest({ request_id: request.request_id, kernel_id: kernel.id, ...request.input_request });
       });
-      client.send('shell', toRaw(message));
     });
   }
 
   #client(kernel: Kernel): KernelClient {
     let client = this.#clients.get(kernel.id);
     if (!client || client.closed) {
-      client = kernel.createClient();
-      client.onMessage = (channel, raw) => {
-        const message = fromRaw(raw);
-        const parent = String(message.parent_header.msg_id ?? '');
-        if (channel === 'stdin' && message.header.msg_type === 'input_request') {
-          this.#stdin.get(parent)?.(message.header, message.content);
-          return;
-        }
-        if (channel !== 'shell') return;
-        const handler = this.#replies.get(parent);
-        if (handler && message.header.msg_type === 'execute_reply') handler(message.content);
-      };
+      client = this.#wire(kernel.createClient(undefined, CELL_EXECUTOR_SESSION));
       this.#clients.set(kernel.id, client);
     }
+    return client;
+  }
+
+  /** Routes a client's replies and input requests to the runs waiting for them. */
+  #wire(client: KernelClient): KernelClient {
+    client.onMessage = (channel, raw) => {
+      const message = fromRaw(raw);
+      const parent = String(message.parent_header.msg_id ?? '');
+      if (channel === 'stdin' && message.header.msg_type === 'input_request') {
+        this.#stdin.get(parent)?.(message.header, message.content);
+        return;
+      }
+      if (channel !== 'shell') return;
+      const handler = this.#replies.get(parent);
+      if (handler && message.header.msg_type === 'execute_reply') handler(message.content);
+    };
     return client;
   }
 

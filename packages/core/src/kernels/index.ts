@@ -1,4 +1,5 @@
 export { adoptKernels } from './adoption.js';
+export { CELL_EXECUTOR_SESSION, type CellRun } from './cell-run.js';
 export { type ClientChannel, KernelClient } from './client.js';
 export { readConnectionFile } from './connection-file.js';
 export { type IopubListener, Kernel, type KernelLifecycleEvent } from './kernel.js';

@@ -42,7 +42,13 @@ const KernelRecordSchema = v.object({
   /** Each frontend's routing id and channels session: replies to it are received under that id. */
   clients: v.array(v.object({ identity: v.pipe(Text, v.minLength(1)), sessionId: Text })),
   /** The execute_request a cell is running in, if any. */
-  execution: v.optional(v.object({ msgId: Text, session: Text })),
+  execution: v.optional(
+    v.object({
+      msgId: Text,
+      session: Text,
+      cell: v.optional(v.object({ documentId: Text, cellId: Text, requestId: Text })),
+    }),
+  ),
   lastActivity: Text,
   sessions: v.array(SessionSchema),
   serverPid: v.pipe(v.number(), v.integer()),

@@ -4,6 +4,7 @@ import type { KernelSpecEntry } from '../kernelspecs/spec.js';
 import { createMessage, isoDate } from '../protocol/header.js';
 import { parsePart, peekMsgType, peekStringField, toRaw } from '../protocol/json-parts.js';
 import type { ExecutionState, JupyterMessage, RawMessage } from '../protocol/types.js';
+import type { CellRun } from './cell-run.js';
 import { type ClientChannel, type ClientHost, KernelClient } from './client.js';
 import { nextExecutionState } from './execution-state.js';
 import type { KernelProcess } from './provisioner.js';
@@ -60,8 +61,10 @@ export class Kernel implements ClientHost {
   readonly #waiters = new Map<string, (raw: RawMessage | undefined) => void>();
   readonly #clients = new Set<KernelClient>();
   readonly #adopted = new Map<KernelClient, Array<[ClientChannel, RawMessage]>>();
-  /** The execute_request a cell is running in (by the kernel's busy/idle), if any. */
-  execution: { msgId: string; session: string } | undefined;
+  /** The execute_request a cell is running in (by the kernel's busy/idle), if any, with the shared document's cell it writes to. */
+  execution: { msgId: string; session: string; cell?: CellRun | undefined } | undefined;
+  /** Cells of shared documents the server runs, by their execute_request's msg_id (collaboration/cell-executor.ts). */
+  readonly cellRuns = new Map<string, CellRun>();
   /** Told when what a persisted kernel's record holds changes (clients, the running cell). */
   recordChanged: () => void = () => {};
   readonly #iopubListeners = new Set<IopubListener>();
@@ -175,11 +178,13 @@ export class Kernel implements ClientHost {
     }
   }
 
-  /** The adopted clients no WebSocket took yet, with what they received meanwhile. */
-  takeAdoptedClients(): { client: KernelClient; received: Array<[ClientChannel, RawMessage]> }[] {
-    const taken = [...this.#adopted].map(([client, received]) => ({ client, received }));
-    this.#adopted.clear();
-    return taken;
+  /** The adopted clients of the channels sessions `accept` takes, with what they received meanwhile. */
+  takeAdoptedClients(
+    accept: (sessionId: string) => boolean,
+  ): { client: KernelClient; received: Array<[ClientChannel, RawMessage]> }[] {
+    const taken = [...this.#adopted].filter(([client]) => accept(client.sessionId));
+    for (const [client] of taken) this.#adopted.delete(client);
+    return taken.map(([client, received]) => ({ client, received }));
   }
 
   noteActivity(): void {
@@ -427,7 +432,8 @@ export class Kernel implements ClientHost {
       }
     } else if (state === 'busy' && peekStringField(raw.parentHeader, 'msg_type') === 'execute_request') {
       const msgId = peekStringField(raw.parentHeader, 'msg_id');
-      this.execution = { msgId, session: peekStringField(raw.parentHeader, 'session') };
+      const cell = this.cellRuns.get(msgId);
+      this.execution = { msgId, session: peekStringField(raw.parentHeader, 'session'), ...(cell ? { cell } : {}) };
       this.recordChanged();
     }
     // Until it is ready the kernel stays `starting` (or `restarting`): waitReady settles that.

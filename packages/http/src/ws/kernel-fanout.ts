@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Kernel, type KernelClient, protocol } from '@nbserve/core';
+import { CELL_EXECUTOR_SESSION, type Kernel, type KernelClient, protocol } from '@nbserve/core';
 import type { WebSocket } from 'ws';
 import type { Actor } from '../audit/actor.js';
 import type { ExecuteListener } from '../audit/execute.js';
@@ -90,7 +90,8 @@ export class KernelFanout {
    * the first one.
    */
   #takeAdopted(): void {
-    for (const { client, received } of this.kernel.takeAdoptedClients()) {
+    // The server's own cell runs resume in the cell executor, not here.
+    for (const { client, received } of this.kernel.takeAdoptedClients((id) => id !== CELL_EXECUTOR_SESSION)) {
       const id = client.sessionId || randomUUID();
       if (this.#sessions.has(id)) {
         client.close();
