@@ -404,4 +404,10 @@ export const FLAGS: readonly FlagSpec[] = [
     valueName: 'seconds',
     description: 'save a shared document this many seconds after its last change',
   },
+  {
+    name: 'expose-app-in-browser',
+    type: 'boolean',
+    option: 'exposeAppInBrowser',
+    description: "JupyterLab's page exposes its app as window.jupyterapp (for tests and scripts)",
+  },
 ] satisfies readonly DefaultedFlag[];

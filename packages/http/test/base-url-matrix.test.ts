@@ -11,9 +11,11 @@ import { ContentsManager, KernelManager, type KernelMessage, SessionManager } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCollabClient } from '../../../testing/collaboration.js';
 import { CookieJar } from '../../../testing/cookie-jar.js';
+import { writeLabAppDir } from '../../../testing/lab-app.js';
 import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { scrape } from '../../../testing/prometheus.js';
 import { BASE_URL_MATRIX, type Send, startServer, type TestServer } from '../../../testing/server.js';
+import { makeTempDir, removeDir } from '../../../testing/temp.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
 import { type Frame, open } from '../../../testing/ws-recorder.js';
 
@@ -46,8 +48,10 @@ async function expectAssetsLoad(html: string, s: TestServer, send: Send): Promis
 describe.each(BASE_URL_MATRIX)('$name', (entry) => {
   let s: TestServer;
   let transports: [string, Send][];
+  let labAppDir: string;
 
   beforeAll(async () => {
+    labAppDir = await writeLabAppDir(await makeTempDir('nbserve-lab-'));
     const profiles = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'nbserve-profiles-'));
     await fs.mkdir(path.join(profiles, 'profile_default'));
     s = await startServer({
@@ -55,6 +59,7 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
       defaultKernelName: 'javascript',
       profileSearchDirs: [profiles],
       nbconvertCommand: false,
+      labAppDir,
     });
     await fs.mkdir(path.join(s.root, 'work'));
     await fs.writeFile(path.join(s.root, 'work', 'Demo.ipynb'), notebookJson('const answer = 6 * 7'));
@@ -68,6 +73,7 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
   });
   afterAll(async () => {
     await s?.close();
+    await removeDir(labAppDir);
   });
 
   describe('the root and the ?token= login a browser goes through', () => {
@@ -557,6 +563,85 @@ describe.each(BASE_URL_MATRIX)('$name', (entry) => {
           ]);
           expect(await (await send(`${prefix}/default`)).json()).toMatchObject({ profile: 'default' });
         }
+      }
+    });
+  });
+
+  describe('JupyterLab', () => {
+    it('a browser logs in at lab?token=, gets the page with the prefix in its config, and its bundle loads', async () => {
+      for (const [via, send] of transports) {
+        const jar = new CookieJar();
+        const first = await send(`lab/tree/work/Demo.ipynb?token=${s.token}`, { auth: false, headers: NAVIGATE });
+        expect(first.status, via).toBe(302);
+        expect(first.headers.get('location'), via).toBe(s.path('lab/tree/work/Demo.ipynb'));
+        jar.store(first, s.prefix);
+        const page = await send('lab/tree/work/Demo.ipynb', {
+          auth: false,
+          headers: { cookie: jar.header(s.path('lab')) },
+        });
+        expect(page.status, via).toBe(200);
+        const html = await page.text();
+        const config = JSON.parse(
+          /id="jupyter-config-data" type="application\/json">(.*?)<\/script>/s.exec(html)?.[1] ?? '{}',
+        );
+        expect(config, via).toMatchObject({
+          baseUrl: s.prefix,
+          fullStaticUrl: s.path('static/lab'),
+          fullSettingsUrl: s.path('lab/api/settings'),
+          fullLabextensionsUrl: s.path('lab/extensions'),
+          treePath: 'work/Demo.ipynb',
+          token: '',
+        });
+        const bundle = await send('static/lab/main.0123456789abcdef.js', { auth: false });
+        expect(bundle.status, via).toBe(200);
+        expect(html, via).toContain(`src="${s.path('static/lab/main.0123456789abcdef.js')}"`);
+      }
+    });
+
+    it('settings and workspaces with the cookie and XSRF header JupyterLab sends; themes, translations, licenses', async () => {
+      const plugin = '@jupyterlab/apputils-extension:themes';
+      for (const [via, send] of transports) {
+        const jar = new CookieJar();
+        jar.store(await send(`lab?token=${s.token}`, { auth: false, headers: NAVIGATE }), s.prefix);
+        const target = s.path(`lab/api/settings/${plugin}`);
+        const headers = { cookie: jar.header(target), 'x-xsrftoken': jar.get('_xsrf', target) as string };
+        const raw = `{ theme: "JupyterLab Dark" /* ${via} */ }`;
+        const put = await send(`lab/api/settings/${plugin}`, { auth: false, method: 'PUT', headers, json: { raw } });
+        expect(put.status, via).toBe(204);
+        const got = (await (await send(`lab/api/settings/${plugin}`, { auth: false, headers })).json()) as {
+          raw: string;
+        };
+        expect(got.raw, via).toBe(raw);
+        const workspace = { data: { via }, metadata: { id: 'default' } };
+        const saved = await send('lab/api/workspaces/default', {
+          auth: false,
+          method: 'PUT',
+          headers,
+          json: workspace,
+        });
+        expect(saved.status, via).toBe(204);
+        const list = (await (await send('lab/api/workspaces')).json()) as { workspaces: { ids: string[] } };
+        expect(list.workspaces.ids, via).toEqual(['default']);
+      }
+      const css = await (await s.fetch('lab/api/themes/@jupyterlab/theme-light-extension/index.css')).text();
+      expect(css).toContain(`url('${s.path('lab/api/themes/@jupyterlab/theme-light-extension/images/logo.svg')}')`);
+      const logo = await s.fetch('lab/api/themes/@jupyterlab/theme-light-extension/images/logo.svg');
+      expect(logo.status).toBe(200);
+      expect((await (await s.fetch('lab/api/translations')).json()) as object).toHaveProperty('data.en');
+      expect((await s.fetch('lab/api/licenses?format=csv')).status).toBe(200);
+    });
+
+    it('the event bus WebSocket sends contents events', async () => {
+      const socket = await open(s.wsUrl('api/events/subscribe'), { authorization: `token ${s.token}` });
+      try {
+        await s.fetch('api/contents/work/evt.txt', {
+          method: 'PUT',
+          json: { type: 'file', format: 'text', content: '' },
+        });
+        const event = (await socket.waitFor(() => true)) as unknown as Record<string, unknown>;
+        expect(event).toMatchObject({ action: 'upload', path: 'work/evt.txt' });
+      } finally {
+        socket.ws.close();
       }
     });
   });

@@ -27,7 +27,7 @@ describe('/api/events/subscribe', () => {
   });
   afterAll(() => s.close());
 
-  it("emits contents events on create, upload, save, copy, rename and delete, as jupyter_server's", async () => {
+  it("emits contents events on create, upload, save, copy, rename, delete and get, as jupyter_server's", async () => {
     const { ws, events } = await subscribe(s);
     const put = (path: string) =>
       s.fetch(`api/contents/${path}`, { method: 'PUT', json: { type: 'file', format: 'text', content: 'x' } });
@@ -37,7 +37,9 @@ describe('/api/events/subscribe', () => {
     expect((await s.fetch('api/contents', { method: 'POST', json: { type: 'directory' } })).status).toBe(201);
     expect((await s.fetch('api/contents/a.txt', { method: 'PATCH', json: { path: 'b.txt' } })).status).toBe(200);
     expect((await s.fetch('api/contents/b.txt', { method: 'DELETE' })).status).toBe(204);
-    await waitFor(() => events.length >= 6, { what: 'six events' });
+    expect((await s.fetch('api/contents/b.txt')).status).toBe(404);
+    expect((await s.fetch('api/contents/a-Copy1.txt?content=0')).status).toBe(200);
+    await waitFor(() => events.length >= 7, { what: 'seven events' });
     expect(events).toEqual([
       { schema_id: SCHEMA, action: 'upload', path: 'a.txt' },
       { schema_id: SCHEMA, action: 'save', path: 'a.txt' },
@@ -45,6 +47,7 @@ describe('/api/events/subscribe', () => {
       { schema_id: SCHEMA, action: 'create', path: 'Untitled Folder' },
       { schema_id: SCHEMA, action: 'rename', path: 'b.txt', source_path: 'a.txt' },
       { schema_id: SCHEMA, action: 'delete', path: 'b.txt' },
+      { schema_id: SCHEMA, action: 'get', path: 'a-Copy1.txt' },
     ]);
     ws.close();
     await waitFor(() => s.app.services.events.listenerCount === 0, { what: 'unsubscribed' });

@@ -1,7 +1,9 @@
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setCookies } from '../../../testing/cookie-jar.js';
 import { writeFederatedExtension, writeLabAppDir } from '../../../testing/lab-app.js';
+import { v4Notebook } from '../../../testing/notebooks.js';
 import { startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
 import { makeTempDir, removeDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
@@ -153,6 +155,39 @@ describe('JupyterLab pages', () => {
   });
 });
 
+describe('where JupyterLab is reached from', () => {
+  let s: TestServer;
+  let appDir: string;
+  beforeAll(async () => {
+    appDir = await writeLabAppDir(await makeTempDir('nbserve-lab-'));
+    s = await startServer({ labAppDir: appDir, defaultUrl: '/lab', baseUrl: '/a%40b/' });
+    await fs.mkdir(path.join(s.root, 'my dir'));
+    await fs.writeFile(path.join(s.root, 'my dir', 'n.ipynb'), JSON.stringify(v4Notebook([])));
+  });
+  afterAll(async () => {
+    await s.close();
+    await removeDir(appDir);
+  });
+
+  it('--default-url /lab: the root goes to JupyterLab under the base URL', async () => {
+    const root = await s.fetch('');
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/a%40b/lab');
+    expect((await s.fetch('lab')).status).toBe(200);
+  });
+
+  it('the dashboard and the notebook page link to the same place in JupyterLab', async () => {
+    const tree = await (await s.fetch('tree/my%20dir')).text();
+    expect(tree).toContain('href="/a%40b/lab/tree/my%20dir">Open in JupyterLab</a>');
+    const notebook = await (await s.fetch('notebooks/my%20dir/n.ipynb')).text();
+    const config = JSON.parse(/id="nbserve-config">(.*?)<\/script>/s.exec(notebook)?.[1] ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    expect(config.labAvailable).toBe(true);
+  });
+});
+
 describe('JupyterLab pages without a build', () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -168,5 +203,12 @@ describe('JupyterLab pages without a build', () => {
     expect(api.status).toBe(404);
     expect(await api.json()).toEqual({ message: 'JupyterLab is not built here: run pnpm build', reason: null });
     expect((await s.fetch('api/status')).status).toBe(200);
+  });
+
+  it('links no page to JupyterLab', async () => {
+    const tree = await (await s.fetch('tree')).text();
+    expect(tree).toContain('<header');
+    expect(tree).not.toContain('Open in JupyterLab');
+    expect(tree).not.toContain('labAvailable');
   });
 });

@@ -106,6 +106,7 @@ describe('/lab/api/settings', () => {
       [{ raw: '{"theme": 3}' }, /theme.*must be string/],
       [{ raw: '{"nope": true}' }, /additional properties/],
       [{ raw: '[1, 2]' }, /must be object/],
+      [{ raw: `{"overrides": {"x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}}` }, /nested more than 1000 levels/],
       [{ raw: 5 }, /Must be in the form \{'raw': \.\.\.\}/],
       [{}, /Must be in the form/],
       [[], /Must be in the form/],

@@ -84,7 +84,9 @@ describe('/lab/api/workspaces', () => {
 
   it('refuses bodies that are not a workspace of this name (400), file untouched', async () => {
     const before = await fs.readFile(path.join(dir, 'foo-2c26.jupyterlab-workspace'), 'utf8');
+    const deep = `{"data": {"x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}, "metadata": {"id": "foo"}}`;
     const bad: unknown[] = [
+      deep,
       '{not json',
       [],
       { data: {} },
@@ -102,6 +104,10 @@ describe('/lab/api/workspaces', () => {
       expect(await res.json()).toMatchObject({ message: expect.any(String) });
     }
     expect(await fs.readFile(path.join(dir, 'foo-2c26.jupyterlab-workspace'), 'utf8')).toBe(before);
+    // a file too deep to answer (written by hand) is left out of the list rather than failing it
+    await fs.writeFile(path.join(dir, 'deep-0000.jupyterlab-workspace'), deep);
+    expect((await s.fetch('lab/api/workspaces')).status).toBe(200);
+    await fs.rm(path.join(dir, 'deep-0000.jupyterlab-workspace'));
   });
 
   it('keeps one of many concurrent PUTs whole', async () => {

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import JSON5 from 'json5';
 import { isObject } from '../util/is-object.js';
+import { loadJson5 } from './lazy-parsers.js';
 
 type Overrides = Record<string, Record<string, unknown>>;
 
@@ -36,7 +36,7 @@ export async function readOverrides(dirs: readonly string[], warn?: (message: st
       }
       let parsed: unknown;
       try {
-        parsed = file.endsWith('.json5') ? JSON5.parse(text) : JSON.parse(text);
+        parsed = file.endsWith('.json5') ? (await loadJson5()).parse(text) : JSON.parse(text);
       } catch (error) {
         warn?.(`Failed loading overrides ${file}: ${error instanceof Error ? error.message : String(error)}`);
         continue;

@@ -1,10 +1,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import JSON5 from 'json5';
+import type { ValidateFunction } from 'ajv';
+import { checkJsonDepth } from '../contents/nbformat/parse-json.js';
 import { badRequest, internalError, notFound } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isObject } from '../util/is-object.js';
+import { loadAjv, loadJson5 } from './lazy-parsers.js';
 import { mergeObjects, readOverrides } from './overrides.js';
 
 /** JupyterLab's user settings file extension. */
@@ -43,7 +44,8 @@ export interface LabSettingsOptions {
 interface LoadedSchema {
   schema: Record<string, unknown>;
   version: string;
-  validate: ValidateFunction;
+  /** Compiled on first use: compiling all of JupyterLab's schemas takes seconds, and listing needs none. */
+  validator(): Promise<ValidateFunction>;
 }
 
 /**
@@ -54,9 +56,6 @@ interface LoadedSchema {
  */
 export class LabSettings {
   readonly #options: LabSettingsOptions;
-  // `strict: false`: JupyterLab's schemas carry their own keywords (`jupyter.lab.shortcuts`, ...);
-  // formats are not checked, as jupyterlab_server's Draft7Validator does not check them.
-  readonly #ajv = new Ajv({ strict: false, validateFormats: false, addUsedSchema: false, allErrors: false });
   readonly #compiled = new Map<string, { key: string; validate: ValidateFunction }>();
 
   constructor(options: LabSettingsOptions) {
@@ -92,13 +91,15 @@ export class LabSettings {
     const loaded = await this.#schema(id, await this.#overrides());
     let parsed: unknown;
     try {
-      parsed = JSON5.parse(raw);
+      parsed = (await loadJson5()).parse(raw);
+      checkJsonDepth(parsed); // deeper would fail every later answer that serializes it
     } catch (error) {
       const detail = error instanceof RangeError ? 'too deeply nested' : errorMessage(error);
       throw badRequest(`Failed parsing JSON5 settings for ${id}: ${detail}`, 'bad format');
     }
-    if (!loaded.validate(parsed)) {
-      const problems = this.#ajv.errorsText(loaded.validate.errors, { dataVar: 'settings' });
+    const validate = await loaded.validator();
+    if (!validate(parsed)) {
+      const problems = (await loadAjv()).errorsText(validate.errors, { dataVar: 'settings' });
       throw badRequest(`Failed validating settings for ${id}: ${problems}`, 'bad value');
     }
     const file = this.#userFile(id);
@@ -107,7 +108,7 @@ export class LabSettings {
   }
 
   async #get(id: string, overrides: Record<string, Record<string, unknown>>): Promise<PluginSettings> {
-    const { schema, version, validate } = await this.#schema(id, overrides);
+    const { schema, version, validator } = await this.#schema(id, overrides);
     const file = this.#userFile(id);
     let raw = '{}';
     let settings: Record<string, unknown> = {};
@@ -116,8 +117,9 @@ export class LabSettings {
       const [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
       times = { last_modified: stat.mtime.toISOString(), created: stat.ctime.toISOString() };
       raw = text || raw;
-      const parsed: unknown = JSON5.parse(raw);
-      if (isObject(parsed) && (Object.keys(parsed).length === 0 || validate(parsed))) settings = parsed;
+      const parsed: unknown = (await loadJson5()).parse(raw);
+      checkJsonDepth(parsed);
+      if (isObject(parsed) && (Object.keys(parsed).length === 0 || (await validator())(parsed))) settings = parsed;
       else {
         // jupyterlab_server: settings that no longer fit their schema are ignored, with a warning
         this.#options.warn?.(`Ignoring settings of ${id} that do not validate against its schema`);
@@ -154,18 +156,19 @@ export class LabSettings {
       }
       if (!isObject(schema)) throw internalError(`Failed parsing schema (${id}): not an object`);
       const overridden = applyOverrides(schema, overrides[id]);
-      return { schema: overridden, version: await packageVersion(dir, pkg), validate: this.#validator(id, overridden) };
+      const version = await packageVersion(dir, pkg);
+      return { schema: overridden, version, validator: () => this.#validator(id, overridden) };
     }
     throw notFound(`Schema not found: ${id}`);
   }
 
-  #validator(id: string, schema: Record<string, unknown>): ValidateFunction {
+  async #validator(id: string, schema: Record<string, unknown>): Promise<ValidateFunction> {
     const key = JSON.stringify(schema);
     const cached = this.#compiled.get(id);
     if (cached?.key === key) return cached.validate;
     let validate: ValidateFunction;
     try {
-      validate = this.#ajv.compile(schema);
+      validate = (await loadAjv()).compile(schema);
     } catch (error) {
       throw internalError(`Failed validating schema (${id}): ${errorMessage(error)}`);
     }

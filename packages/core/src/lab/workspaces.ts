@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { parseUntrustedJson } from '../contents/nbformat/parse-json.js';
 import { badRequest, notFound } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isObject } from '../util/is-object.js';
@@ -89,7 +90,7 @@ export class LabWorkspaces {
     const file = this.#file(name);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(raw);
+      parsed = parseUntrustedJson(raw);
     } catch (error) {
       throw badRequest(
         `Invalid workspace JSON: ${error instanceof Error ? error.message : String(error)}`,
@@ -134,7 +135,7 @@ export class LabWorkspaces {
 async function readWorkspace(file: string): Promise<Workspace | undefined> {
   try {
     const [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseUntrustedJson(text);
     if (!isObject(parsed) || !isObject(parsed.metadata) || typeof parsed.metadata.id !== 'string') return undefined;
     const data = isObject(parsed.data) ? parsed.data : {};
     const metadata = {

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,16 @@ export interface LabApp {
 export function defaultLabAppDirs(): string[] {
   const dirs: string[] = [];
   const script = process.argv[1];
-  if (script) dirs.push(path.join(path.dirname(path.resolve(script)), 'lab'));
+  if (script) {
+    // npx and npm install the command as a symlink in node_modules/.bin: look beside its target
+    let resolved = path.resolve(script);
+    try {
+      resolved = realpathSync(resolved);
+    } catch {
+      // not a file (node -e): the path as given
+    }
+    dirs.push(path.join(path.dirname(resolved), 'lab'));
+  }
   try {
     const pkg = createRequire(import.meta.url).resolve('@nbserve/jupyterlab/package.json');
     dirs.push(path.join(path.dirname(pkg), 'dist'));

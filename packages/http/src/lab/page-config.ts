@@ -75,7 +75,7 @@ export function labPageConfig(
     ...urls,
     ...full,
     fullStaticUrl: `${base}static/lab`,
-    fullMathjaxUrl: `${base}static/lab/mathjax`,
+    // JupyterLab 4 bundles MathJax 3; `fullMathjaxUrl` (MathJax 2) is left out: nothing serves it
     mathjaxConfig: 'TeX-AMS_HTML-full,Safe',
     cacheFiles: true,
     devMode: false,

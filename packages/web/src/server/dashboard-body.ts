@@ -10,7 +10,7 @@ import {
 } from '../shared/file-rows.js';
 import { DATE_OPTIONS, formatSize, formatTime } from '../shared/format.js';
 import { iconPathAttributes } from '../shared/icon-shapes.js';
-import { url } from '../shared/paths.js';
+import { labUrl, url } from '../shared/paths.js';
 
 /** Rows written into the HTML: a tall screen's worth (the page's code renders the rest, and all of them again). */
 export const SERVER_ROWS = 40;
@@ -22,6 +22,8 @@ export interface DashboardBodyInput {
   page: ContentsModel;
   authEnabled: boolean;
   hubControlPanelUrl?: string | undefined;
+  /** JupyterLab is built here: the header links to the folder in it. */
+  labAvailable?: boolean | undefined;
   /** The reader's language (a valid BCP 47 tag from Accept-Language), for names' order and dates. */
   locale?: string | undefined;
 }
@@ -44,6 +46,10 @@ export function renderDashboardBody(input: DashboardBodyInput): string {
   const listHeight = (entries.length + (dir ? 1 : 0)) * ROW_HEIGHT;
   const crumbs = dir ? dir.split('/') : [];
   return `<header class="topbar"><a class="brand" href="${attr(url(baseUrl, 'tree'))}">nbserve</a><div class="spacer"></div>${
+    input.labAvailable
+      ? `<a class="btn btn-small lab-link" href="${attr(labUrl(baseUrl, dir))}">Open in JupyterLab</a>`
+      : ''
+  }${
     input.hubControlPanelUrl
       ? `<a class="btn btn-small" href="${attr(input.hubControlPanelUrl)}">Control panel</a>`
       : ''

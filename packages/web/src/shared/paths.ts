@@ -25,3 +25,8 @@ export function url(baseUrl: string, prefix: string, path = ''): string {
   const encoded = encodePath(path);
   return `${baseUrl}${prefix}${encoded ? `/${encoded}` : ''}`;
 }
+
+/** JupyterLab's page for a path (`<base>lab/tree/<path>`), or JupyterLab itself for the root. */
+export function labUrl(baseUrl: string, path = ''): string {
+  return path === '' ? `${baseUrl}lab` : url(baseUrl, 'lab/tree', path);
+}

@@ -127,6 +127,7 @@ async function get(c: Ctx, path: string): Promise<Response> {
   // Already JSON as UTF-8 (a cached notebook's content is spliced in), with the type c.json sets.
   headers['Content-Type'] = 'application/json';
   if (release) releaseWhenSent(c, release);
+  c.get('services').events.emitContents('get', model.path);
   return c.body(json, 200, headers);
 }
 

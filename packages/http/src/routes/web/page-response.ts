@@ -61,6 +61,8 @@ export async function sendPage(
   };
   const hub = c.get('services').hub;
   if (hub) config.hubControlPanelUrl = hub.controlPanelUrl;
+  // pages link to JupyterLab when it is built here
+  if (await c.get('services').lab.app()) config.labAvailable = true;
   const bodyHtml = body?.(config);
   return c.html(
     renderPage({ entry, title, config, assets, ...(bodyHtml ? { bodyHtml, inlineStyles: true } : {}) }),

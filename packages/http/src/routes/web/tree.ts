@@ -33,6 +33,7 @@ async function tree(c: Context<NbserveEnv>, next: Next) {
       page,
       authEnabled: config.authEnabled === true,
       hubControlPanelUrl: typeof config.hubControlPanelUrl === 'string' ? config.hubControlPanelUrl : undefined,
+      labAvailable: config.labAvailable === true,
       locale,
     }),
   );

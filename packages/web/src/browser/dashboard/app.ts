@@ -1,3 +1,4 @@
+import { labUrl } from '../../shared/paths.js';
 import type { ContentsModel, KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
@@ -47,6 +48,20 @@ export async function startDashboard(
       { className: 'topbar' },
       h('a', { className: 'brand', href: `${config.baseUrl}tree` }, 'nbserve'),
       h('div', { className: 'spacer' }),
+      // JupyterLab is built here: open the folder shown (whatever it is by then) in it.
+      config.labAvailable === true
+        ? h(
+            'a',
+            {
+              className: 'btn btn-small lab-link',
+              href: labUrl(config.baseUrl, config.path),
+              onclick: (event: Event) => {
+                (event.currentTarget as HTMLAnchorElement).href = labUrl(config.baseUrl, files.path);
+              },
+            },
+            'Open in JupyterLab',
+          )
+        : null,
       // Served by JupyterHub: the way back to the hub's home (start, stop, other servers).
       typeof config.hubControlPanelUrl === 'string'
         ? h('a', { className: 'btn btn-small', href: config.hubControlPanelUrl }, 'Control panel')

@@ -1,4 +1,4 @@
-import { basename, dirname, url } from '../../shared/paths.js';
+import { basename, dirname, labUrl, url } from '../../shared/paths.js';
 import type { KernelSpecs } from '../lib/api.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
@@ -72,6 +72,14 @@ export class NotebookChrome {
         this.modeEl,
         this.kernelName,
         this.kernelStatus,
+        // JupyterLab is built here: the same notebook in it
+        pageConfig().labAvailable === true
+          ? h(
+              'a',
+              { className: 'btn btn-small lab-link', href: labUrl(pageConfig().baseUrl, path) },
+              'Open in JupyterLab',
+            )
+          : null,
         themeToggle(),
       ),
       renderMenuBar(this.commands, { ...extra, Kernel: [changeKernel, this.kernelMenu] }),
