@@ -37,12 +37,23 @@ describe('the serve line read without commander', () => {
     ['--max-body-size', '512M', '--kernel-buffer-max-bytes=16K', '--base-url', '/user/x/'],
     ['--debug', '--SingleUserNotebookApp.default_url=/tree', '--collaboration=yes', 'dir with spaces'],
     ['--log-level=warn', '--terminals=0', '--cull-idle-timeout', '600', '--notebook-dir', '/tmp'],
+    ['--expose-app-in-browser', '--default-url', '/lab'],
   ];
   it.each(served.map((argv) => [argv]))('%j: the same root and options as commander', async (argv) => {
     const args = prepare(argv);
     const fast = parseServeArgs(args);
     expect(fast).toBeDefined();
     expect(fast).toEqual(await throughCommander(args));
+  });
+
+  it('reads --expose-app-in-browser into the option of the same name', () => {
+    expect(parseServeArgs(prepare(['--expose-app-in-browser', '--default-url=/lab']))?.options).toMatchObject({
+      exposeAppInBrowser: true,
+      defaultUrl: '/lab',
+    });
+    expect(parseServeArgs(prepare(['--no-expose-app-in-browser']))?.options).toMatchObject({
+      exposeAppInBrowser: false,
+    });
   });
 
   // each of these commander must read: it prints help, the version, a subcommand's work or an error

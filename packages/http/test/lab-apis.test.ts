@@ -85,6 +85,10 @@ describe('/lab/api/themes, translations and licenses', () => {
     expect(text).toContain('Copyright (c) Lumino');
     const short = await (await s.fetch('lab/api/licenses?format=markdown&full_text=false')).text();
     expect(short).not.toContain('Copyright (c) Lumino');
+    const some = (await (await s.fetch(`lab/api/licenses?bundles=${encodeURIComponent('nbserve-.+|x')}`)).json()) as {
+      bundles: object;
+    };
+    expect(Object.keys(some.bundles)).toEqual(['nbserve-test-theme']);
     const csv = await s.fetch('lab/api/licenses?format=csv&bundles=@nbserve&download=1');
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="jupyterlab-licenses.csv"');
     const lines = (await csv.text()).trim().split('\r\n');
@@ -94,7 +98,14 @@ describe('/lab/api/themes, translations and licenses', () => {
   });
 
   it('refuses unknown formats, flags and bad patterns with a 400', async () => {
-    for (const query of ['format=pdf', 'full_text=maybe', 'bundles=(', `bundles=${'a'.repeat(300)}`]) {
+    const nested = encodeURIComponent('(n+)+$');
+    for (const query of [
+      'format=pdf',
+      'full_text=maybe',
+      'bundles=(',
+      `bundles=${'a'.repeat(300)}`,
+      `bundles=${nested}`,
+    ]) {
       const res = await s.fetch(`lab/api/licenses?${query}`);
       expect(res.status, query).toBe(400);
       expect(await res.json()).toMatchObject({ message: expect.any(String) });

@@ -43,6 +43,10 @@ async function licenses(c: Ctx) {
   const lab = c.get('services').lab;
   const app = await lab.requireApp();
   const query = parseWith(LicensesQuery, c.req.query(), 'query');
+  // A group that repeats a repetition (`(a+)+`) can backtrack for minutes on a long name
+  if (/\([^)]*[+*}][^)]*\)\s*[+*{]/.test(query.bundles)) {
+    throw badRequest('Invalid query: bundles may not repeat a repeated group', 'bad value');
+  }
   let pattern: RegExp;
   try {
     // jupyterlab_server matches with Python's re.match: anchored at the start only
