@@ -4,7 +4,8 @@
  * cells on python3 and on the built-in JavaScript kernel (an ipywidgets slider shows), keeps a
  * theme across a reload and a server restart, brings a notebook back in its named workspace,
  * runs a command in a terminal opened from the File menu, shows two pages each other's typing and
- * output, and loads a prebuilt (federated) extension found in a labextensions folder.
+ * outputs (of a page's run and of a server-side run), and loads a prebuilt (federated) extension
+ * found in a labextensions folder.
  * One server per base URL serves the tests that do not interfere; the restart test has its own.
  */
 import { promises as fs } from 'node:fs';
@@ -214,7 +215,7 @@ describe.each(ENTRIES)('JupyterLab in Chromium, $name', (entry) => {
     await page.close();
   });
 
-  it("shows two pages on one notebook each other's typing and a run's output", async () => {
+  it("shows two pages on one notebook each other's typing, a page's run and a server-side run", async () => {
     const [a, b] = [await context.newPage(), await context.newPage()];
     await openLab(a, `${s.url}lab/workspaces/shared-a/tree/shared.ipynb`);
     await openLab(b, `${s.url}lab/workspaces/shared-b/tree/shared.ipynb`);
@@ -225,6 +226,22 @@ describe.each(ENTRIES)('JupyterLab in Chromium, $name', (entry) => {
     await a.keyboard.press('Shift+Enter');
     const outputOf = (page: Page) => firstCell(page).locator('.jp-OutputArea-output');
     await expect.poll(() => outputOf(b).textContent(), { timeout: 45_000 }).toBe("'typed in A:42'");
+
+    // a run the server makes into the shared document (POST api/kernels/<id>/execute) shows on both
+    const sessions = (await (await s.fetch('api/sessions')).json()) as { path: string; kernel: { id: string } }[];
+    const kernelId = sessions.find((session) => session.path === 'shared.ipynb')?.kernel.id;
+    const { id: fileId } = (await (await s.fetch('api/fileid/id?path=shared.ipynb')).json()) as { id: string };
+    const run = await s.fetch(`api/kernels/${kernelId}/execute`, {
+      method: 'POST',
+      json: {
+        code: '"run by the server:" + (6 * 7)',
+        metadata: { document_id: `json:notebook:${fileId}`, cell_id: 'c1' },
+      },
+    });
+    expect(run.status).toBe(202);
+    for (const page of [a, b]) {
+      await expect.poll(() => outputOf(page).textContent(), { timeout: 45_000 }).toBe("'run by the server:42'");
+    }
     await a.close();
     await b.close();
   });
