@@ -2,9 +2,9 @@
  * nbserve as the single-user server of a real JupyterHub (Debian's 3.0): alice logs in through the
  * hub and its OAuth flow, lands on nbserve's dashboard, runs code through the proxy's WebSocket;
  * bob gets nowhere on alice's server, by browser or by token; nbserve's activity reports reach the
- * hub; the hub stops the server and nothing of it is left running. dave logs in with Chromium and
- * runs a python3 cell in the real JupyterLab at /user/dave/lab, every request and socket of the page
- * going through the hub's proxy.
+ * hub; the hub stops the server and nothing of it is left running. dave (default URL /lab) logs in
+ * with Chromium, lands on the real JupyterLab and runs a python3 cell in it, every request and
+ * socket of the page going through the hub's proxy under /user/dave/.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
@@ -120,6 +120,7 @@ beforeAll(async () => {
     adminToken: ADMIN_TOKEN,
     // JupyterLab's window.jupyterapp, so the JupyterLab test can wait for the app's restored layout.
     serverArgs: ['--expose-app-in-browser'],
+    defaultUrls: { dave: '/lab' },
   });
 }, 180_000);
 
@@ -281,7 +282,7 @@ describe('nbserve spawned by a real JupyterHub', () => {
 });
 
 describe('JupyterLab behind a real JupyterHub', () => {
-  it('logs dave in with Chromium and runs a python3 cell at /user/dave/lab through the proxy', async () => {
+  it('logs dave in with Chromium, lands on JupyterLab (default URL /lab) and runs a python3 cell through the proxy', async () => {
     const prefix = '/user/dave/';
     // The prebuilt test extension, installed for dave as `jupyter labextension` does in the user's data dir.
     const userExtensions = path.join(hub.home('dave'), '.local/share/jupyter/labextensions');
@@ -309,16 +310,19 @@ describe('JupyterLab behind a real JupyterHub', () => {
       const sockets: string[] = [];
       page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
       page.on('websocket', (socket) => sockets.push(new URL(socket.url()).pathname));
-      // The hub's login form, then nbserve's OAuth round trip, then the notebook in a named workspace.
-      const target = `${prefix}lab/workspaces/hub/tree/py.ipynb`;
-      await page.goto(`${hub.url}/hub/login?next=${encodeURIComponent(target)}`);
+      // The hub's login form, then nbserve's OAuth round trip, then the server's default URL /lab.
+      await page.goto(`${hub.url}/hub/login?next=${encodeURIComponent(prefix)}`);
       await page.fill('input[name=username]', 'dave');
       await page.fill('input[name=password]', 'any');
       await page.click('input[type=submit]');
       await labRestored(page);
-      expect(new URL(page.url()).pathname).toBe(target);
+      expect(new URL(page.url()).pathname).toBe(`${prefix}lab`);
       expect(await page.title()).toContain('JupyterLab');
       expect(requests).toContain(`GET ${prefix}oauth_callback`);
+      // The notebook in a named workspace.
+      const target = `${prefix}lab/workspaces/hub/tree/py.ipynb`;
+      await page.goto(`${hub.url}${target}`);
+      await labRestored(page);
       const marker = page.locator('#nbserve-test-marker');
       await expect.poll(() => marker.textContent()).toBe('prebuilt extension loaded');
 
