@@ -32,6 +32,10 @@ export interface HubOptions {
   userTokens: Record<string, string>;
   /** The token of an admin service (`e2e-admin`). */
   adminToken: string;
+  /** Extra arguments for every user's nbserve (`c.Spawner.args`). */
+  serverArgs?: string[];
+  /** A user's server default URL (`Spawner.default_url`, which the hub passes as `JUPYTERHUB_DEFAULT_URL`). */
+  defaultUrls?: Record<string, string>;
 }
 
 export interface RunningHub {
@@ -71,6 +75,10 @@ c.JupyterHub.spawner_class = 'jupyterhub.spawner.SimpleLocalProcessSpawner'
 c.SimpleLocalProcessSpawner.home_dir_template = ${py(path.join(dir, 'home', '{username}'))}
 c.Spawner.cmd = ${py(NBSERVE_SPAWNER.cmd)}
 c.Spawner.environment = ${py(environment)}
+c.Spawner.args = ${py(options.serverArgs ?? [])}
+def default_url_for(spawner):
+    spawner.default_url = ${py(options.defaultUrls ?? {})}.get(spawner.user.name, '')
+c.Spawner.pre_spawn_hook = default_url_for
 # A loaded two-core machine: starting from TypeScript sources takes a while.
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180

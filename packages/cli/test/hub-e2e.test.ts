@@ -3,14 +3,20 @@
  * nbserve as the single-user server of a real JupyterHub (Debian's 3.0): alice logs in through the
  * hub and its OAuth flow, lands on nbserve's dashboard, runs code through the proxy's WebSocket;
  * bob gets nowhere on alice's server, by browser or by token; nbserve's activity reports reach the
- * hub; the hub stops the server and nothing of it is left running.
+ * hub; the hub stops the server and nothing of it is left running. dave (default URL /lab) logs in
+ * with Chromium, lands on the real JupyterLab and runs a python3 cell in it, every request and
+ * socket of the page going through the hub's proxy under /user/dave/.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { launchChromium } from '../../../testing/chromium.js';
 import { CookieJar } from '../../../testing/cookie-jar.js';
 import { processesUnder, type RunningHub, startHub } from '../../../testing/jupyterhub.js';
+import { firstCell, labRestored, runFirstCell, watch } from '../../../testing/lab-browser.js';
+import { buildTestLabextension, TEST_LABEXTENSION_NAME } from '../../../testing/labextension.js';
 import { waitForValue, within } from '../../../testing/wait.js';
 
 const ALICE_TOKEN = randomBytes(24).toString('hex');
@@ -109,6 +115,9 @@ beforeAll(async () => {
     activityInterval: ACTIVITY_INTERVAL,
     userTokens: { alice: ALICE_TOKEN, bob: BOB_TOKEN },
     adminToken: ADMIN_TOKEN,
+    // JupyterLab's window.jupyterapp, so the JupyterLab test can wait for the app's restored layout.
+    serverArgs: ['--expose-app-in-browser'],
+    defaultUrls: { dave: '/lab' },
   });
 }, 180_000);
 
@@ -265,6 +274,90 @@ describe('nbserve spawned by a real JupyterHub', () => {
     } catch (error) {
       console.error(`--- hub log (tail) ---\n${hub.logs().slice(-20_000)}`);
       throw error;
+    }
+  }, 600_000);
+});
+
+describe('JupyterLab behind a real JupyterHub', () => {
+  it('logs dave in with Chromium, lands on JupyterLab (default URL /lab) and runs a python3 cell through the proxy', async () => {
+    const prefix = '/user/dave/';
+    // The prebuilt test extension, installed for dave as `jupyter labextension` does in the user's data dir.
+    const userExtensions = path.join(hub.home('dave'), '.local/share/jupyter/labextensions');
+    await fs.cp(await buildTestLabextension(), path.join(userExtensions, TEST_LABEXTENSION_NAME), { recursive: true });
+    // The hub spawns dave's server first (as the tests above), so the browser's login goes straight through.
+    const spawner = new Browser(hub.url);
+    await (await spawner.logIn('dave', '/hub/spawn')).response.body?.cancel();
+    const chromium = await launchChromium();
+    try {
+      await waitForValue('dave’s server to be ready', 240_000, async () => {
+        const model = (await (await hub.api('users/dave')).json()) as { servers?: Record<string, { ready: boolean }> };
+        return model.servers?.['']?.ready ? true : undefined;
+      });
+      const notebook = {
+        cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: '', execution_count: null, outputs: [] }],
+        metadata: { kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' } },
+        nbformat: 4,
+        nbformat_minor: 5,
+      };
+      await fs.writeFile(path.join(hub.home('dave'), 'py.ipynb'), JSON.stringify(notebook));
+
+      const page = await (await chromium.newContext()).newPage();
+      const problems = watch(page);
+      const requests: string[] = [];
+      const sockets: string[] = [];
+      page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+      page.on('websocket', (socket) => sockets.push(new URL(socket.url()).pathname));
+      // The hub's login form, then nbserve's OAuth round trip, then the server's default URL /lab.
+      await page.goto(`${hub.url}/hub/login?next=${encodeURIComponent(prefix)}`);
+      await page.fill('input[name=username]', 'dave');
+      await page.fill('input[name=password]', 'any');
+      await page.click('input[type=submit]');
+      await labRestored(page);
+      expect(new URL(page.url()).pathname).toBe(`${prefix}lab`);
+      expect(await page.title()).toContain('JupyterLab');
+      expect(requests).toContain(`GET ${prefix}oauth_callback`);
+      // The notebook in a named workspace.
+      const target = `${prefix}lab/workspaces/hub/tree/py.ipynb`;
+      await page.goto(`${hub.url}${target}`);
+      await labRestored(page);
+      const marker = page.locator('#nbserve-test-marker');
+      await expect.poll(() => marker.textContent()).toBe('prebuilt extension loaded');
+
+      await runFirstCell(page, 'print(6 * 7)');
+      await expect
+        .poll(() => firstCell(page).locator('.jp-OutputArea-output').textContent(), { timeout: 60_000 })
+        .toBe('42\n');
+      // the layout JupyterLab saves reaches dave's server, XSRF and all, through the proxy
+      await expect
+        .poll(() => requests.some((r) => r.startsWith(`PUT ${prefix}lab/api/workspaces/hub`)), { timeout: 20_000 })
+        .toBe(true);
+      for (const wanted of [
+        `GET ${prefix}lab/api/settings`,
+        `GET ${prefix}api/kernelspecs`,
+        `POST ${prefix}api/sessions`,
+        `GET ${prefix}lab/extensions/${TEST_LABEXTENSION_NAME}/`,
+      ]) {
+        expect(requests.some((r) => r.startsWith(wanted))).toBe(true);
+      }
+      expect(sockets.some((url) => url.startsWith(`${prefix}api/kernels/`) && url.endsWith('/channels'))).toBe(true);
+      expect(sockets).toContain(`${prefix}api/events/subscribe`);
+      // nothing of the page's own traffic leaves the user's prefix except the hub's pages and static files
+      const outside = requests.filter(
+        (r) => !r.split(' ')[1]?.startsWith(prefix) && !r.split(' ')[1]?.startsWith('/hub/'),
+      );
+      expect(outside).toEqual([]);
+      expect(problems).toEqual([]);
+
+      const stop = await hub.api('users/dave/server', { method: 'DELETE' });
+      expect([202, 204]).toContain(stop.status);
+      await waitForValue('no process of dave’s server', 120_000, async () =>
+        processesUnder(hub.home('dave')).length === 0 ? true : undefined,
+      );
+    } catch (error) {
+      console.error(`--- hub log (tail) ---\n${hub.logs().slice(-20_000)}`);
+      throw error;
+    } finally {
+      await chromium.close();
     }
   }, 600_000);
 });

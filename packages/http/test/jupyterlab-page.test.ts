@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../testing/chromium.js';
+import { firstCell, type LabWindow, openLab, runFirstCell, watch } from '../../../testing/lab-browser.js';
 import { buildTestLabextension, TEST_LABEXTENSION_NAME } from '../../../testing/labextension.js';
 import { type StartServerOptions, startServer, type TestServer } from '../../../testing/server.js';
 import { makeTempDir, removeDir } from '../../../testing/temp.js';
@@ -21,14 +22,6 @@ const ENTRIES = [
   { name: 'base URL /', baseUrl: '/' },
   { name: 'base URL /a%40b/', baseUrl: '/a%40b/' },
 ];
-
-/** What the page exposes with `exposeAppInBrowser` (JupyterLab's `window.jupyterapp`). */
-interface LabWindow {
-  jupyterapp: {
-    restored: Promise<void>;
-    commands: { execute(id: string, args?: unknown): Promise<unknown>; hasCommand(id: string): boolean };
-  };
-}
 
 const KERNELSPECS = {
   python3: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' },
@@ -43,44 +36,6 @@ async function writeNotebook(root: string, name: string, kernel: keyof typeof KE
     nbformat_minor: 5,
   };
   await fs.writeFile(path.join(root, name), JSON.stringify(notebook));
-}
-
-/** Problems a page reports: uncaught errors, console errors, failed requests and sockets. */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400)
-      problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-  });
-  page.on('websocket', (socket) =>
-    socket.on('socketerror', (error) => problems.push(`socket ${socket.url()}: ${error}`)),
-  );
-  return problems;
-}
-
-/** Loads a JupyterLab URL and waits until the app has restored its layout. */
-async function openLab(page: Page, url: string): Promise<void> {
-  await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as Partial<LabWindow>).jupyterapp !== undefined, null, {
-    timeout: 60_000,
-  });
-  await page.evaluate(() => (window as unknown as LabWindow).jupyterapp.restored);
-}
-
-/** The first cell of the notebook in the current tab. */
-function firstCell(page: Page) {
-  return page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell').first();
-}
-
-/** Types into the first cell of the notebook in the current tab and runs it. */
-async function runFirstCell(page: Page, code: string): Promise<void> {
-  await firstCell(page).locator('.cm-content').click();
-  await page.keyboard.type(code);
-  await page.keyboard.press('Shift+Enter');
 }
 
 /**
