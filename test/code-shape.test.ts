@@ -11,7 +11,12 @@ const MAX_LINES = 450;
  * Modules of ours written to run in a browser too: no Node APIs, and no dependency but those the
  * page has itself (`ycells`: yjs, @jupyter/ydoc and lib0, which the shared notebook needs anyway).
  */
-const BROWSER_SAFE_MODULES = new Set(['@nbserve/core/html', '@nbserve/core/is-object', '@nbserve/core/ycells']);
+const BROWSER_SAFE_MODULES = new Set([
+  '@nbserve/core/html',
+  '@nbserve/core/is-object',
+  '@nbserve/core/safe-url',
+  '@nbserve/core/ycells',
+]);
 
 /** Every file under `dir`, as paths relative to the repository. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -180,6 +185,7 @@ describe('the shape of the code', () => {
   it.each([
     ['isObject', 'packages/core/src/util/is-object.ts'],
     ['escapeHtml', 'packages/core/src/html/escape.ts'],
+    ['isSafeUrl', 'packages/core/src/html/safe-url.ts'],
   ])('defines %s once, in %s, for every runtime (server, kernel, browser)', async (name, home) => {
     const definitions: string[] = [];
     const inline: string[] = [];
