@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NEEDS, needsOf } from '../testing/lanes/needs.js';
+import { refusedProgram } from '../testing/lanes/refused.mjs';
 import { REPO } from '../testing/repo.js';
 
 /** Split a file that grows past this by responsibility, not by arbitrary cuts. */
@@ -291,6 +292,13 @@ describe('the shape of the code', () => {
     expect(codeMatches('await sleep(10); await delay(2); req.setTimeout(5);', TIMED_WAIT)).toBe(2);
     expect(codeMatches("fs.mkdtemp(p); mkdtempSync(q); 'mkdtemp(' ", RAW_MKDTEMP)).toBe(2);
     expect(needsOf('// needs: kernel, browser\nimport x;')).toEqual(['kernel', 'browser']);
+    expect(refusedProgram('/usr/bin/python3', ['-m', 'ipykernel_launcher', '-f', '/r/kernel-1.json'])).toBe('kernel');
+    expect(refusedProgram('node', ['dev-kernel.mjs', '-f', '/tmp/k/kernel.json'])).toBe('kernel');
+    expect(refusedProgram('/usr/bin/chromium', ['--headless'])).toBe('browser');
+    expect(refusedProgram('python3', ['-m', 'jupyter_server', '--port=1'])).toBe('jupyter_server');
+    expect(refusedProgram('/usr/bin/jupyterhub', ['-f', 'config.py'])).toBe('jupyterhub');
+    expect(refusedProgram('node', ['--import', 'tsx', 'packages/cli/src/main.ts', '--port', '0'])).toBeUndefined();
+    expect(refusedProgram('git', ['ls-files'])).toBeUndefined();
     expect(needsOf('/** header */\n// needs: jupyterhub\n')).toEqual(['jupyterhub']);
     expect(needsOf("const s = '// needs: kernel';")).toEqual([]);
     expect(lineCount('a\nb\n')).toBe(2);
