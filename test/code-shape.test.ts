@@ -2,6 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { NEEDS, needsOf } from '../testing/lanes/needs.js';
+import { refusedProgram } from '../testing/lanes/refused.mjs';
 import { REPO } from '../testing/repo.js';
 
 /** Split a file that grows past this by responsibility, not by arbitrary cuts. */
@@ -14,6 +16,7 @@ const MAX_LINES = 450;
 const BROWSER_SAFE_MODULES = new Set([
   '@nbserve/core/html',
   '@nbserve/core/is-object',
+  '@nbserve/core/safe-url',
   '@nbserve/core/ycells',
   '@nbserve/core/math',
   '@nbserve/core/stream-text',
@@ -192,6 +195,41 @@ function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][]
   };
   for (const file of graph.keys()) if (!order.has(file)) visit(file);
   return cycles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+
+/**
+ * Timed waits in the tests: a call of `setTimeout`, `sleep` or `delay` (comments and string
+ * literals, such as code sent to a kernel, left out). A test waits for an event (testing/wait.ts)
+ * or moves a test clock (testing/clock.ts); what is left is a real-time behaviour under test.
+ */
+const MAX_TIMED_WAITS = 40;
+/** Raw `mkdtemp` beside the kit's `makeTempDir` (testing/temp.ts), for tests about temp dirs only. */
+const MAX_RAW_MKDTEMP = 3;
+
+const STRING_LITERAL = /'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g;
+const TIMED_WAIT = /(?<![.\w])(?:setTimeout|sleep|delay)\(/g;
+const RAW_MKDTEMP = /\bmkdtemp(?:Sync)?\(/g;
+
+/** How often `pattern` occurs in the code of `text`, comment lines and string literals left out. */
+function codeMatches(text: string, pattern: RegExp): number {
+  let count = 0;
+  for (const line of text.split('\n')) {
+    if (/^\s*(?:\/\/|\*|\/\*)/.test(line)) continue;
+    count += line.replace(STRING_LITERAL, "''").match(pattern)?.length ?? 0;
+  }
+  return count;
+}
+
+/** The relative modules `file` imports, transitively, outside packages' sources (test helpers, testing/). */
+async function testHelpersOf(file: string, seen = new Set<string>()): Promise<Set<string>> {
+  const text = await fs.readFile(path.join(REPO, file), 'utf8');
+  for (const from of relativeImports(text)) {
+    const target = path.relative(REPO, path.resolve(REPO, path.dirname(file), from)).replace(/\.js$/, '.ts');
+    if (/^packages\/[^/]+\/src\//.test(target) || seen.has(target)) continue;
+    if (!(await fs.stat(path.join(REPO, target)).catch(() => undefined))) continue;
+    seen.add(target);
+    await testHelpersOf(target, seen);
+  }
+  return seen;
 }
 
 function lineCount(text: string): number {
@@ -252,6 +290,7 @@ describe('the shape of the code', () => {
   it.each([
     ['isObject', 'packages/core/src/util/is-object.ts'],
     ['escapeHtml', 'packages/core/src/html/escape.ts'],
+    ['isSafeUrl', 'packages/core/src/html/safe-url.ts'],
   ])('defines %s once, in %s, for every runtime (server, kernel, browser)', async (name, home) => {
     const definitions: string[] = [];
     const inline: string[] = [];
@@ -291,6 +330,40 @@ describe('the shape of the code', () => {
     }
     expect(tokens).toEqual(['testing/token.ts']);
     expect(starters).toEqual(['testing/server.ts']);
+  });
+
+  it(`waits on a timer at most ${MAX_TIMED_WAITS} times in the tests, and makes temp dirs with makeTempDir`, async () => {
+    let waits = 0;
+    let mkdtemps = 0;
+    const where: string[] = [];
+    for (const file of await testFiles()) {
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      const found = codeMatches(text, TIMED_WAIT);
+      waits += found;
+      if (found > 0) where.push(`${file} (${found})`);
+      if (file !== 'testing/temp.ts') mkdtemps += codeMatches(text, RAW_MKDTEMP);
+    }
+    expect(waits, `timed waits in ${where.join(', ')}`).toBeLessThanOrEqual(MAX_TIMED_WAITS);
+    expect(mkdtemps).toBeLessThanOrEqual(MAX_RAW_MKDTEMP);
+  });
+
+  it('marks every test file that needs a kernel, a browser, jupyter_server or JupyterHub (`// needs: …`)', async () => {
+    const offenders: string[] = [];
+    for (const file of (await testFiles()).filter((f) => f.endsWith('.test.ts'))) {
+      const text = await fs.readFile(path.join(REPO, file), 'utf8');
+      const needs = needsOf(text);
+      for (const word of needs)
+        if (!(NEEDS as readonly string[]).includes(word)) offenders.push(`${file}: unknown need "${word}"`);
+      // what the unit lane's guard cannot see before it is too late: the helpers a file imports
+      const helpers = await testHelpersOf(file);
+      const wanted: string[] = [];
+      if (helpers.has('testing/chromium.ts')) wanted.push('browser');
+      if (helpers.has('testing/jupyter-server.ts') || helpers.has('testing/notebook6.ts'))
+        wanted.push('jupyter_server');
+      if (/\bstartHub\(/.test(text)) wanted.push('jupyterhub');
+      for (const need of wanted) if (!needs.includes(need)) offenders.push(`${file}: add "${need}" to its needs line`);
+    }
+    expect(offenders).toEqual([]);
   });
 
   it('finds what the checks above look for', async () => {
@@ -343,6 +416,21 @@ describe('the shape of the code', () => {
       'packages/web/src/browser/notebook/model.ts',
       'packages/core/src/html/escape.ts',
     ]);
+    expect(
+      codeMatches("await new Promise((r) => setTimeout(r, 5));\n// setTimeout(r)\nrun('time.sleep(1)');", TIMED_WAIT),
+    ).toBe(1);
+    expect(codeMatches('await sleep(10); await delay(2); req.setTimeout(5);', TIMED_WAIT)).toBe(2);
+    expect(codeMatches("fs.mkdtemp(p); mkdtempSync(q); 'mkdtemp(' ", RAW_MKDTEMP)).toBe(2);
+    expect(needsOf('// needs: kernel, browser\nimport x;')).toEqual(['kernel', 'browser']);
+    expect(refusedProgram('/usr/bin/python3', ['-m', 'ipykernel_launcher', '-f', '/r/kernel-1.json'])).toBe('kernel');
+    expect(refusedProgram('node', ['dev-kernel.mjs', '-f', '/tmp/k/kernel.json'])).toBe('kernel');
+    expect(refusedProgram('/usr/bin/chromium', ['--headless'])).toBe('browser');
+    expect(refusedProgram('python3', ['-m', 'jupyter_server', '--port=1'])).toBe('jupyter_server');
+    expect(refusedProgram('/usr/bin/jupyterhub', ['-f', 'config.py'])).toBe('jupyterhub');
+    expect(refusedProgram('node', ['--import', 'tsx', 'packages/cli/src/main.ts', '--port', '0'])).toBeUndefined();
+    expect(refusedProgram('git', ['ls-files'])).toBeUndefined();
+    expect(needsOf('/** header */\n// needs: jupyterhub\n')).toEqual(['jupyterhub']);
+    expect(needsOf("const s = '// needs: kernel';")).toEqual([]);
     expect(lineCount('a\nb\n')).toBe(2);
     expect(lineCount('a\nb')).toBe(2);
     const text = "import type { A } from '@nbserve/core';\nimport {\n  type B,\n} from '@nbserve/core';\n";

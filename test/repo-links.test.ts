@@ -82,6 +82,20 @@ function linkProblem(file: string, target: string, exists: (relative: string) =>
   return undefined;
 }
 
+/**
+ * A tracker's issue number in prose ("issue 16", "issues #3 and 4"): readers of the docs cannot
+ * see the tracker, so upstream threads are linked by URL instead (`…/issues/123` is fine).
+ */
+const ISSUE_NUMBER = /\bissues?\s+#?\d+/gi;
+/** Numbered bench runs in docs/benchmarks.md: a reference keeps the latest table; history is in git. */
+const NUMBERED_RUN = /\bruns?\s+\d+/gi;
+const MAX_NUMBERED_RUNS = 5;
+
+/** The user-facing docs: README.md, CONTRIBUTING.md and docs/. */
+function isUserDoc(file: string): boolean {
+  return file === 'README.md' || file === 'CONTRIBUTING.md' || (file.startsWith('docs/') && file.endsWith('.md'));
+}
+
 describe('links and citations in tracked files', () => {
   it('point at nothing outside the repository and at no missing file', async () => {
     const files = (await trackedFiles()).filter((f) => !SKIPPED.has(path.posix.basename(f)));
@@ -103,6 +117,22 @@ describe('links and citations in tracked files', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('name no issue numbers in the docs, and benchmarks.md is a reference, not a log of runs', async () => {
+    const offenders: string[] = [];
+    for (const file of (await trackedFiles()).filter(isUserDoc)) {
+      const text = (await readText(file)) ?? '';
+      for (const [hit] of text.matchAll(ISSUE_NUMBER)) offenders.push(`${file}: "${hit}"`);
+    }
+    expect(offenders).toEqual([]);
+    const runs = (await readText('docs/benchmarks.md'))?.match(NUMBERED_RUN) ?? [];
+    expect(runs.length).toBeLessThanOrEqual(MAX_NUMBERED_RUNS);
+    expect('see issue 16 and issues #3; https://github.com/a/b/issues/123'.match(ISSUE_NUMBER)).toEqual([
+      'issue 16',
+      'issues #3',
+    ]);
+    expect('runs 13 and 14, run 5, a run of 20'.match(NUMBERED_RUN)).toEqual(['runs 13', 'run 5']);
   });
 
   it('finds what the check above looks for', () => {

@@ -20,7 +20,7 @@ export function refusedProgram(command, argv) {
   // a kernel: ipykernel (also under ipcluster), or any kernelspec's argv given its connection file
   if (words.some((w) => /ipykernel|ipcluster|ipengine/.test(w))) return 'kernel';
   const f = argv.indexOf('-f');
-  if (f >= 0 && /kernel-[^/]*\.json$/.test(argv[f + 1] ?? '')) return 'kernel';
+  if (f >= 0 && /\.json$/.test(argv[f + 1] ?? '')) return 'kernel';
   return undefined;
 }
 

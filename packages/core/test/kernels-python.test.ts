@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernelHarness, runOnClient } from '../../../testing/kernels.js';
-import { waitUntil } from '../../../testing/wait.js';
+import { waitFor, waitUntil } from '../../../testing/wait.js';
 import { isProcessAlive, type Kernel, protocol } from '../src/index.js';
 
 let h: Awaited<ReturnType<typeof createKernelHarness>>;
@@ -81,7 +81,7 @@ describe('KernelManager with a real ipykernel', () => {
   it('interrupts a busy loop with SIGINT to the process group', async () => {
     const client = kernel.createClient();
     const running = runOnClient(kernel, client, 'execute_request', { code: 'while True: pass' });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => kernel.executionState === 'busy', { what: 'the loop running' });
     expect(kernel.executionState).toBe('busy');
     await h.manager.interrupt(kernel.id);
     const { reply, iopub } = await running;

@@ -138,8 +138,9 @@ describe('password login', () => {
     expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(200);
 
     // mtime resolution: make sure the file's mtime moves.
-    await new Promise((r) => setTimeout(r, 20));
-    await storePasswordHash(configDir, await hashPassword('second-pass'));
+    const file = await storePasswordHash(configDir, await hashPassword('second-pass'));
+    const later = new Date(Date.now() + 5000);
+    await fs.utimes(file, later, later);
     expect((await f.app.request(url('/api/status'), { headers: { cookie } })).status).toBe(403);
     expect((await submitLogin(f, 'first-pass')).status).toBe(200);
     expect((await submitLogin(f, 'second-pass')).status).toBe(302);

@@ -140,7 +140,7 @@ describe('collaboration rooms: bad input', () => {
       a.model.getCell(0).updateSource(0, 0, chunk);
       a.model.getCell(0).updateSource(0, chunk.length, '');
       if (server.logger.lines.some((line) => line.includes('(4408)'))) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setImmediate(resolve)); // the server's turn
     }
     await waitFor(() => server.logger.lines.some((line) => line.includes('(4408)')), { what: 'the drop' });
     expect(server.logger.lines.find((line) => line.includes('(4408)'))).toMatch(/not reading/);

@@ -88,11 +88,12 @@ describe('collaboration: persistence and the file on disk', () => {
     await fs.writeFile(path.join(server.root, 'nb.ipynb'), JSON.stringify(v4Notebook([v4CodeCell('old')])));
     const { fileId } = await collabSession(server.url, 'nb.ipynb');
     const a = await open(server, 'nb.ipynb');
-    await new Promise((resolve) => setTimeout(resolve, 50)); // another mtime than the load's
+    const later = new Date(Date.now() + 5000); // another mtime than the load's
     await fs.writeFile(
       path.join(server.root, 'nb.ipynb'),
       JSON.stringify(v4Notebook([v4CodeCell('changed outside', { id: 'c1' }), v4CodeCell('new', { id: 'c2' })])),
     );
+    await fs.utimes(path.join(server.root, 'nb.ipynb'), later, later);
     await waitFor(() => a.model.cells.length === 2 && source(a) === 'changed outside', { what: 'reload' });
 
     const moved = await server.fetch('api/contents/nb.ipynb', { method: 'PATCH', json: { path: 'moved.ipynb' } });

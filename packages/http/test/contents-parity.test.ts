@@ -1,12 +1,14 @@
 // needs: kernel
+
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../testing/ports.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { makeTempDir } from '../../../testing/temp.js';
-import { waitFor } from '../../../testing/wait.js';
+import { waitFor, within } from '../../../testing/wait.js';
 
 /**
  * Differential test: the same sequence of Contents API requests against the real jupyter_server
@@ -231,7 +233,8 @@ describe('parity with jupyter_server 1.23 (the real one, side by side)', () => {
       } catch {
         // already gone
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const exited = jupyter.exitCode !== null || jupyter.signalCode !== null;
+      if (!exited) await within(once(jupyter, 'exit'), 300, 'exit on SIGTERM').catch(() => {});
       try {
         process.kill(-jupyter.pid, 'SIGKILL');
       } catch {

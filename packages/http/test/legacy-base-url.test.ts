@@ -1,3 +1,4 @@
+// needs: kernel
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

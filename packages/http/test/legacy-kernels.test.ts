@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jupyterError, startServer, type TestServer } from '../../../testing/server.js';
 import { TOKEN } from '../../../testing/token.js';
+import { waitFor } from '../../../testing/wait.js';
 import { type Frame, open } from '../../../testing/ws-recorder.js';
 
 function v4Execute(code: string, session: string): Frame {
@@ -12,6 +13,13 @@ function v4Execute(code: string, session: string): Frame {
     metadata: {},
     content: { code, silent: false, store_history: true, user_variables: [], user_expressions: {}, allow_stdin: true },
   };
+}
+
+/** Waits until the server attached `count` sockets to the kernel (the credentials frame was checked). */
+async function attached(s: TestServer, kernelId: string, count: number): Promise<void> {
+  const connections = async () =>
+    ((await (await s.fetch(`api/kernels/${kernelId}`)).json()) as { connections: number }).connections;
+  await waitFor(async () => (await connections()) >= count, { what: `${count} sockets attached` });
 }
 
 describe('an old (IPython 1.x) client session against real python3 kernels', () => {
@@ -65,7 +73,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     );
 
     const request = v4Execute('6*7', session);
-    await new Promise((r) => setTimeout(r, 300)); // let the adapter finish the handshake
+    await attached(s, kernel_id, 3);
     shell.ws.send(JSON.stringify(request));
     const pyout = await iopub.waitFor(
       (f) => f.header.msg_type === 'pyout' && f.parent_header.msg_id === request.header.msg_id,
@@ -169,7 +177,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
       ['shell', 'stdin', 'iopub'].map((c) => open(`${base}/${c}`, headers)),
     );
     for (const socket of [shell, stdin, iopub]) socket?.ws.send(`${session}:${loginCookie}`);
-    await new Promise((r) => setTimeout(r, 300));
+    await attached(s, kernel_id, 3);
     const request = v4Execute('name = input("who? ")\nprint("hi", name)', session);
     shell?.ws.send(JSON.stringify(request));
     const prompt = await (stdin as NonNullable<typeof stdin>).waitFor((f) => f.header.msg_type === 'input_request');
@@ -198,7 +206,7 @@ describe('an old (IPython 1.x) client session against real python3 kernels', () 
     const iopub = await open(`${base}/iopub?token=${TOKEN}`, { Origin: origin });
     shell.ws.send(`${session}:`);
     iopub.ws.send(`${session}:`);
-    await new Promise((r) => setTimeout(r, 300));
+    await attached(s, kernel_id, 2);
     const socket = (iopub.ws as unknown as { _socket: import('node:net').Socket })._socket;
     socket.pause(); // a client that stops reading
     const flood = v4Execute(

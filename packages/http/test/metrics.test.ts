@@ -7,8 +7,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
+import { advanceClock, useRealClock, useTestClock } from '../../../testing/clock.js';
 import { openCollabClient } from '../../../testing/collaboration.js';
 import { v4Notebook } from '../../../testing/notebooks.js';
 import { Scrape, scrape } from '../../../testing/prometheus.js';
@@ -190,8 +191,10 @@ describe('GET /metrics', () => {
 
   it('a scrape is not activity: the last-activity time stays put', async () => {
     await s.fetch('api/contents');
+    useTestClock();
+    onTestFinished(useRealClock);
     const first = (await scrape(s.fetch)).value('jupyter_server_last_activity_timestamp_seconds');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    advanceClock(1000);
     const second = (await scrape(s.fetch)).value('jupyter_server_last_activity_timestamp_seconds');
     expect(second).toBe(first);
     const status = (await (await s.fetch('api/status')).json()) as { last_activity: string };

@@ -173,8 +173,8 @@ describe('JSON request bodies over a real socket', () => {
         socket.write(
           `PUT /api/contents/cut.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token ${TOKEN}\r\n` +
             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5000)}`,
+          () => socket.destroy(), // once half the body is out
         );
-        setTimeout(() => socket.destroy(), 100);
       });
       socket.on('close', () => resolve());
       socket.on('error', reject);

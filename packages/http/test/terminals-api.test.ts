@@ -10,6 +10,7 @@ import { advanceClock, useRealClock, useTestClock } from '../../../testing/clock
 import { scrape } from '../../../testing/prometheus.js';
 import { startServer, type TestServer } from '../../../testing/server.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
+import { waitFor } from '../../../testing/wait.js';
 
 let s: TestServer;
 const auth = () => ({ authorization: `token ${s.token}` });
@@ -164,17 +165,23 @@ describe('the WebSocket', () => {
     const t = await create();
     const a = await connect(t.name);
     const b = await connect(t.name);
+    // Each client's size arrives on its own socket: ask the shell until both were taken in.
+    const sizeBecomes = (rows: number, cols: number) =>
+      waitFor(
+        async () => {
+          const from = a.output.length;
+          a.stdin('stty size\r');
+          const answer = await a.waitForOutput(/\d+ \d+\r\n/, { from });
+          return answer.includes(`${rows} ${cols}\r\n`);
+        },
+        { intervalMs: 100, what: `a size of ${rows} x ${cols}` },
+      );
     a.send('set_size', 30, 100, 600, 900);
     b.send('set_size', 40, 90);
-    const from = a.output.length;
-    a.stdin('stty size\r');
-    await a.waitForOutput(/30 90\r\n/, { from });
+    await sizeBecomes(30, 90);
     b.close();
     await b.waitClosed();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const again = a.output.length;
-    a.stdin('stty size\r');
-    await a.waitForOutput(/30 100\r\n/, { from: again });
+    await sizeBecomes(30, 100);
     a.close();
     await remove(t.name);
   });

@@ -9,7 +9,7 @@ import { type Terminal, TerminalManager } from '@jupyterlab/services';
 import { isGroupAlive, sessionMembers } from '@nbserve/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../testing/server.js';
-import { waitUntil } from '../../../testing/wait.js';
+import { waitFor, waitUntil } from '../../../testing/wait.js';
 
 // JupyterLab's client asks its page config whether the server has terminals (jupyter_server
 // writes `terminalsAvailable` into the page): say so, in the PageConfig instance services uses.
@@ -42,11 +42,9 @@ function recorder(connection: Terminal.ITerminalConnection) {
 }
 
 async function connected(connection: Terminal.ITerminalConnection): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (connection.connectionStatus !== 'connected') {
-    if (Date.now() > deadline) throw new Error(`still ${connection.connectionStatus}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => connection.connectionStatus === 'connected', { intervalMs: 20 }).catch(() => {
+    throw new Error(`still ${connection.connectionStatus}`);
+  });
 }
 
 it('start, echo, resize, reconnect to the scrollback, shut down: the process group is gone', async () => {

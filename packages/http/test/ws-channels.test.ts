@@ -123,7 +123,9 @@ describe('channels WebSocket', () => {
     expect(mine.filter((r) => r.msg.header.msg_type === 'stream')).toHaveLength(50);
     expect(mine.find((r) => r.channel === 'shell')?.msg.header.msg_type).toBe('execute_reply');
     await b.until(() => b.of(request.header.msg_id).filter((r) => r.msg.header.msg_type === 'stream').length === 50);
-    await new Promise((r) => setTimeout(r, 100));
+    // b's own reply comes after anything the server would have sent b for a's earlier request
+    const own = b.execute('flood 1');
+    await b.finished(own.header.msg_id);
     expect(b.of(request.header.msg_id).some((r) => r.channel === 'shell')).toBe(false);
     await Promise.all([a.close(), b.close()]);
   });

@@ -1,3 +1,4 @@
+// needs: kernel
 import * as protocol from '@nbserve/core/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelClient, type Message, ofType } from './kernel-client.js';

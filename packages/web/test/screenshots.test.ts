@@ -1,3 +1,4 @@
+// needs: kernel, browser
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';

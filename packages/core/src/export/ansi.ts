@@ -10,18 +10,6 @@ export function stripAnsi(text: string): string {
   return text.replace(ESCAPES, '');
 }
 
-/** Applies `\r` the way a terminal shows it: each line keeps what was written after its last `\r`. */
-export function applyCarriageReturns(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => {
-      const trimmed = line.endsWith('\r') ? line.slice(0, -1) : line;
-      const at = trimmed.lastIndexOf('\r');
-      return at === -1 ? trimmed : trimmed.slice(at + 1);
-    })
-    .join('\n');
-}
-
 interface Style {
   fg?: string;
   bg?: string;

@@ -1,5 +1,6 @@
 import { escapeHtml } from '../html/escape.js';
-import { ansiToHtml, applyCarriageReturns } from './ansi.js';
+import { applyCarriageReturns } from '../util/stream-text.js';
+import { ansiToHtml } from './ansi.js';
 import { neutralizeHtml } from './escape.js';
 import { bundleText, type ExportCell, type ExportNotebook, type ExportOutput, joinSource } from './notebook.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';

@@ -1,4 +1,5 @@
-export { ansiToHtml, applyCarriageReturns, stripAnsi } from './ansi.js';
+export { applyCarriageReturns } from '../util/stream-text.js';
+export { ansiToHtml, stripAnsi } from './ansi.js';
 export { neutralizeHtml } from './escape.js';
 export { ExportManager, type ExportManagerOptions } from './export-manager.js';
 export { EXPORT_HTML_CSP, HtmlExporter } from './html-exporter.js';

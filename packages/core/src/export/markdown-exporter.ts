@@ -1,4 +1,5 @@
-import { applyCarriageReturns, stripAnsi } from './ansi.js';
+import { applyCarriageReturns } from '../util/stream-text.js';
+import { stripAnsi } from './ansi.js';
 import { bundleText, type ExportOutput, joinSource, notebookLanguage } from './notebook.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 

@@ -1,11 +1,10 @@
 import { Marked, type Tokens } from 'marked';
 import { escapeHtml } from '../html/escape.js';
+import { isSafeUrl } from '../html/safe-url.js';
 import { neutralizeHtml } from './escape.js';
 import { withMath } from './math-html.js';
 
 export { latexToHtml } from './math-html.js';
-
-const SAFE_URL = /^(?:https?:|mailto:|#|\/|\.{0,2}\/|[\w.~%-]+(?:[/?#]|$))/i;
 
 /**
  * Markdown (a markdown cell or a `text/markdown` output) to HTML for an exported page.
@@ -40,8 +39,7 @@ export function markdownToHtml(markdown: string, attachments: Record<string, Rec
 }
 
 function safeUrl(url: string): string | undefined {
-  const trimmed = url.trim();
-  return SAFE_URL.test(trimmed) && !/^\s*(?:javascript|vbscript|data):/i.test(trimmed) ? trimmed : undefined;
+  return isSafeUrl(url) ? url.trim() : undefined;
 }
 
 // The exported page allows images only as data URIs (it must stand alone); remote images are dropped.

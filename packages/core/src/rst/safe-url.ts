@@ -1,10 +1,8 @@
-const SAFE = /^(?:https?:|mailto:|ftp:|#|[^:]*$)/i;
+import { isSafeUrl } from '../html/safe-url.js';
 
-/** A URL allowed in rendered reST links and images: web, mail, fragments and relative ones. */
+/** A URL allowed in rendered reST links and images (see isSafeUrl), trimmed; undefined if not. */
 export function safeLinkUrl(url: string): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers ignore these inside schemes
-  const cleaned = url.replace(/[\u0000-\u0020\u007f]/g, '');
-  return SAFE.test(cleaned) ? url.trim() : undefined;
+  return isSafeUrl(url) ? url.trim() : undefined;
 }
 
 const ENTITIES: Record<string, string> = {

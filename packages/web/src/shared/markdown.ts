@@ -1,14 +1,13 @@
 import { escapeHtml } from '@nbserve/core/html';
 import { extractMath, type MathSpan, restoreMath } from '@nbserve/core/math';
+import { isSafeUrl } from '@nbserve/core/safe-url';
 import katex from 'katex';
 import { Marked, type Tokens } from 'marked';
 
-/** Links and images may only point at http(s), mailto, data images or relative URLs. */
-export function isSafeUrl(href: string): boolean {
+/** Links and images point at what isSafeUrl allows, or (the page's own rule) an inline raster image. */
+function isAllowedUrl(href: string): boolean {
   const trimmed = href.trim().toLowerCase();
-  if (/^(https?:|mailto:|#|\/|\.\/|\.\.\/)/.test(trimmed)) return true;
-  if (trimmed.startsWith('data:image/') && !trimmed.startsWith('data:image/svg')) return true;
-  return !/^[a-z][a-z0-9+.-]*:/.test(trimmed); // no scheme at all = relative
+  return isSafeUrl(href) || (trimmed.startsWith('data:image/') && !trimmed.startsWith('data:image/svg'));
 }
 
 export function renderMath(span: MathSpan): string {
@@ -24,7 +23,7 @@ function makeMarked(allowHtml: boolean): Marked {
         // marked leaves character references in URLs for the browser to decode, so
         // `&#106;avascript:` would reach it as `javascript:`: decode first, check, then escape.
         const href = decodeReferences((token as Tokens.Link).href);
-        (token as Tokens.Link).href = isSafeUrl(href) ? href : '#';
+        (token as Tokens.Link).href = isAllowedUrl(href) ? href : '#';
       }
     },
     renderer: {
