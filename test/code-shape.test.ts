@@ -195,6 +195,7 @@ function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][]
   };
   for (const file of graph.keys()) if (!order.has(file)) visit(file);
   return cycles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
 
 /**
  * Timed waits in the tests: a call of `setTimeout`, `sleep` or `delay` (comments and string
