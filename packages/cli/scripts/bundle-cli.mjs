@@ -11,6 +11,10 @@
  * bundle's URL, so each workspace module's `import.meta.url` is rewritten to where that module
  * would sit in a mirror `dist/packages/<pkg>/` tree, and exactly the files those paths reach are
  * copied there. The result is relocatable: it depends only on files inside packages/cli.
+ *
+ * The built JupyterLab (packages/jupyterlab/dist: its static files, page template, schemas,
+ * themes and third-party-licenses.json) is copied to `lab/` beside the bundle, where the server
+ * looks for it first, so `npx nbserve` serves /lab without building anything.
  */
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -74,11 +78,15 @@ const relocateImportMeta = {
   },
 };
 
+/** The built JupyterLab app directory, copied to `<outDir>/lab`. */
+const LAB_DIST = path.join(packagesDir, 'jupyterlab', 'dist');
+
 /**
  * Writes `<outDir>/nbserve.js` and its mirror tree. `sources` overrides where a run-time file
  * is copied from (key `<pkg>/<path>`), e.g. a web bundle a test built into a temp dir.
+ * `requireLab` fails when JupyterLab is not built (the published package must carry it).
  */
-export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
+export async function bundleCli({ outDir = distDir, sources = {}, requireLab = false } = {}) {
   const esbuild = await import('esbuild');
   for (const [pkg, file] of RUNTIME_FILES) {
     const from = sources[`${pkg}/${file}`] ?? path.join(packagesDir, pkg, file);
@@ -93,8 +101,10 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
   for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true }).catch(() => [])) {
     const file = path.join(entry.parentPath, entry.name);
     const inMirror = path.relative(outDir, file).startsWith(`packages${path.sep}`);
-    if (entry.isFile() && !inMirror && /\.js(\.map)?$/.test(entry.name)) await rm(file);
+    const inLab = path.relative(outDir, file).startsWith(`lab${path.sep}`);
+    if (entry.isFile() && !inMirror && !inLab && /\.js(\.map)?$/.test(entry.name)) await rm(file);
   }
+  await copyLab(outDir, requireLab);
   await esbuild.build({
     entryPoints: { nbserve: path.join(packageDir, 'src/main.ts'), index: path.join(packageDir, 'src/index.ts') },
     outdir: outDir,
@@ -119,6 +129,16 @@ export async function bundleCli({ outDir = distDir, sources = {} } = {}) {
   });
   for (const entry of await readdir(outDir, { withFileTypes: true })) {
     if (entry.isFile() && entry.name.endsWith('.js')) await asciiOnly(path.join(outDir, entry.name));
+  }
+}
+
+async function copyLab(outDir, requireLab) {
+  const to = path.join(outDir, 'lab');
+  await rm(to, { recursive: true, force: true });
+  try {
+    await cp(LAB_DIST, to, { recursive: true });
+  } catch (error) {
+    if (requireLab || error.code !== 'ENOENT') throw error;
   }
 }
 
@@ -155,6 +175,6 @@ async function asciiOnly(file) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await bundleCli();
+  await bundleCli({ requireLab: true });
   process.stdout.write(`nbserve: bundled the CLI into ${path.relative(process.cwd(), BUNDLE)}\n`);
 }

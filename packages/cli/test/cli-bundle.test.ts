@@ -13,7 +13,7 @@ const run = promisify(execFile);
  * The shipped `nbserve` bin is one esbuild bundle. Built here into a temp "installed package"
  * (package.json, dist/, node_modules -> the CLI's own dependencies) so the test proves it finds its
  * web assets, kernel entry and logos without the repository's sources, and does not depend on a
- * prior `pnpm build`.
+ * prior `pnpm build` (except JupyterLab's, which scripts/ensure-tools.sh makes: it is copied as built).
  */
 let pkg: string;
 let bin: string;
@@ -175,6 +175,19 @@ describe('the bundled nbserve bin', () => {
     const logo = await fetch(`${origin}${js?.resources['logo-64x64']}`, { headers: auth });
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
+
+    // JupyterLab ships built beside the bin (dist/lab) with its third-party licenses, and is served
+    const lab = path.join(pkg, 'dist', 'lab');
+    expect(JSON.parse(await fs.readFile(path.join(lab, 'build.json'), 'utf8'))).toMatchObject({ version: '4.6.4' });
+    const licenses = JSON.parse(await fs.readFile(path.join(lab, 'static', 'third-party-licenses.json'), 'utf8'));
+    expect(licenses.packages.map((p: { name: string }) => p.name)).toContain('@jupyterlab/application');
+    const labPage = await fetch(`${origin}/lab`, { headers: auth });
+    expect(labPage.status).toBe(200);
+    const labScript = /<script[^>]+src="[^"]*\/static\/lab\/([^"]+\.js)"/.exec(await labPage.text())?.[1];
+    await expect(fs.stat(path.join(lab, 'static', labScript as string))).resolves.toBeTruthy();
+    const labAsset = await fetch(`${origin}/static/lab/${labScript}`, { headers: { 'accept-encoding': 'br' } });
+    expect(labAsset.status).toBe(200);
+    expect(labAsset.headers.get('content-encoding')).toBe('br');
 
     cli.child.kill('SIGTERM');
     expect(await cli.exit).toEqual({ code: 0, signal: null });

@@ -4,6 +4,7 @@ import * as Y from 'yjs';
 import type { ContentsManager } from '../contents/manager.js';
 import { normalizeApiPath } from '../contents/paths.js';
 import { badRequest, notFound } from '../errors.js';
+import { AwarenessRoom, GLOBAL_AWARENESS_ROOM } from './awareness-room.js';
 import { DocumentFile } from './document-file.js';
 import { FileIdIndex } from './file-ids.js';
 import { CLOSE } from './protocol.js';
@@ -47,6 +48,7 @@ export class CollaborationManager {
   readonly #rooms = new Map<string, Promise<Room>>();
   readonly #idleTimers = new Map<string, NodeJS.Timeout>();
   readonly #dir: string;
+  #globalAwareness: AwarenessRoom | undefined;
   #closed = false;
 
   constructor(options: CollaborationOptions) {
@@ -75,6 +77,17 @@ export class CollaborationManager {
     const kind = documentKind(format, type);
     if (this.fileIds.getPath(fileId) === undefined) throw notFound(`Unknown file id: ${fileId}`);
     return { kind, fileId };
+  }
+
+  /** JupyterLab's presence room (`JupyterLab:globalAwareness`): who else is here, no document. */
+  globalAwareness(): AwarenessRoom {
+    if (this.#closed) throw notFound('Collaboration is shutting down');
+    this.#globalAwareness ??= new AwarenessRoom({ maxBufferedBytes: this.#options.maxBufferedBytes });
+    return this.#globalAwareness;
+  }
+
+  isGlobalAwarenessRoom(roomId: string): boolean {
+    return roomId === GLOBAL_AWARENESS_ROOM;
   }
 
   /** The room of `<format>:<type>:<fileId>`, loaded on first use. */
@@ -127,6 +140,7 @@ export class CollaborationManager {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#globalAwareness?.close();
     for (const timer of this.#idleTimers.values()) clearTimeout(timer);
     const rooms = await Promise.allSettled([...this.#rooms.values()]);
     await Promise.all(rooms.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));

@@ -13,6 +13,7 @@ import { requireWebSocketUpgrade } from './upgrade-request.js';
  * 400 and an unknown file id a 404 before the upgrade; a document that cannot be loaded closes the
  * socket with 4404/4400/4500 as jupyter-collaboration does. The `sessionId` query the JupyterLab
  * client sends is accepted whatever it is: the history survives restarts (docs/collaboration.md).
+ * `JupyterLab:globalAwareness` is the presence room JupyterLab's collaboration extension joins.
  */
 export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
   app.get('/api/collaboration/room/:room_id', async (c, next) => {
@@ -20,7 +21,8 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
     if (!collaboration) return next();
     const roomId = c.req.param('room_id') ?? '';
     const { documents, closeCodes } = collaboration;
-    documents.checkRoomId(roomId); // 400 or 404 before the upgrade
+    const presence = documents.isGlobalAwarenessRoom(roomId);
+    if (!presence) documents.checkRoomId(roomId); // 400 or 404 before the upgrade
     requireWebSocketUpgrade(c);
     const handler = upgradeWebSocket(() => ({
       onOpen(_event, ws) {
@@ -37,7 +39,7 @@ export function registerCollaborationRoomRoute(app: Hono<NbserveEnv>): void {
         });
         raw.on('close', () => disconnect?.());
         raw.on('error', () => disconnect?.());
-        documents.room(roomId).then(
+        (presence ? Promise.resolve().then(() => documents.globalAwareness()) : documents.room(roomId)).then(
           (opened) => {
             if (raw.readyState !== raw.OPEN) return;
             const connection = opened.connect({
