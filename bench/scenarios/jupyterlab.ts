@@ -10,9 +10,9 @@ const LAB_BUILD = join(REPO_ROOT, 'packages/jupyterlab/dist/index.html');
 
 const KB = 1024;
 
+/** The bench starts jupyter_server without JupyterLab (none is installed on its machine): no comparison row. */
 const NO_COMPARISON =
-  'jupyter_server with JupyterLab (Python) is not compared: the bench machine has no Python JupyterLab, ' +
-  'and the bench runs no other server with it';
+  'not compared with Python JupyterLab on jupyter_server: the bench machine has no Python JupyterLab to run';
 
 /**
  * JupyterLab 4 (packages/jupyterlab's build) in headless Chromium against nbserve: what a first
