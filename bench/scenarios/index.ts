@@ -6,6 +6,7 @@ import { dashboardScenario } from './dashboard.js';
 import { executeJsonScenario } from './execute-json.js';
 import { firstPaintScenario } from './first-paint.js';
 import { fanoutScenario, floodScenario, iopubScenario } from './iopub.js';
+import { jupyterlabScenario } from './jupyterlab.js';
 import { kernelJsScenario } from './kernel-js.js';
 import { kernelPoolScenario } from './kernel-pool.js';
 import { executeScenario, kernelStartScenario, manyKernelsScenario } from './kernels.js';
@@ -33,4 +34,5 @@ export const SCENARIOS: Scenario[] = [
   coldOpenScenario,
   executeJsonScenario,
   collaborationScenario,
+  jupyterlabScenario,
 ];

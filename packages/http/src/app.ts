@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { compress } from 'hono/compress';
 import { TrieRouter } from 'hono/router/trie-router';
 import { auditActor } from './audit/actor.js';
 import { corsGuard } from './auth/cors.js';
@@ -167,6 +168,8 @@ export function createApp(input: CreateAppOptions): NbserveApp {
   registerViewRoutes(api);
   registerNewNotebookRoutes(api);
   registerOutputFrameRoutes(api);
+  // JupyterLab asks for these with no-store on every load: the settings list alone is ~130 KB of JSON
+  api.use('/lab/api/*', compress());
   registerLabSettingsRoutes(api);
   registerLabWorkspaceRoutes(api);
   registerLabThemeRoutes(api);

@@ -31,6 +31,26 @@ describe('/lab/api/themes, translations and licenses', () => {
     });
   }
 
+  it("gives a theme's CSS an ETag and answers 304 when it still matches, as a reload revalidates it", async () => {
+    const url = 'lab/api/themes/@jupyterlab/theme-light-extension/index.css';
+    const first = await s.fetch(url);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    // the weak form is what the browser holds once the answer went out compressed
+    for (const sent of [etag ?? '', `W/${etag}`, `"other", ${etag}`]) {
+      const again = await s.fetch(url, { headers: { 'if-none-match': sent } });
+      expect(again.status, sent).toBe(304);
+      expect(await again.text(), sent).toBe('');
+    }
+    const zipped = await s.fetch(url, { headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(zipped.headers.get('etag')).toBe(`W/${etag}`);
+    const changed = await s.fetch(url, { headers: { 'if-none-match': '"other"' } });
+    expect(changed.status).toBe(200);
+    expect(await changed.text()).toContain('logo.svg');
+  });
+
   it("serves a theme's other files, and themes of prebuilt extensions", async () => {
     const svg = await s.fetch('lab/api/themes/@jupyterlab/theme-light-extension/images/logo.svg');
     expect(svg.status).toBe(200);

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { THEMES_SCHEMA, writeFederatedExtension, writeLabAppDir } from '../../../testing/lab-app.js';
 import { startServer, type TestServer, TRANSPORTS } from '../../../testing/server.js';
@@ -67,6 +68,17 @@ describe('/lab/api/settings', () => {
       }
     });
   }
+
+  it('compresses its answers when the client accepts gzip (JupyterLab fetches them with no-store on every load)', async () => {
+    const plain = await s.fetch('lab/api/settings');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const zipped = await s.fetch('lab/api/settings', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(zipped.headers.get('vary')).toContain('Accept-Encoding');
+    const body = gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString('utf8');
+    expect(JSON.parse(body)).toEqual(await plain.json());
+  });
 
   it("answers one plugin with its schema (overrides applied), version and the user's settings", async () => {
     const res = await s.fetch(`lab/api/settings/${THEMES}`);

@@ -90,11 +90,21 @@ export async function sendFolderFile(
     Vary: 'Accept-Encoding',
   };
   if (encoding) headers['Content-Encoding'] = encoding;
-  if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
+  if (ifNoneMatch(c.req.header('if-none-match'), etag)) return new Response(null, { status: 304, headers });
   headers['Content-Length'] = String(stat.size);
   if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers });
   const body = Readable.toWeb(createReadStream(sent)) as ReadableStream<Uint8Array>;
   return new Response(body, { status: 200, headers });
+}
+
+/**
+ * Whether an `If-None-Match` header matches `etag` (weak comparison, RFC 9110 13.1.2): a list,
+ * `*`, or a `W/` form, as a compressing middleware or a proxy may have made it.
+ */
+export function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
 }
 
 function contentType(file: string): string {

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { notFound } from '@nbserve/core';
 import type { Context, Hono } from 'hono';
 import type { NbserveEnv } from '../../env.js';
-import { fileInside, sendFolderFile } from '../../lab/folder-files.js';
+import { fileInside, ifNoneMatch, sendFolderFile } from '../../lab/folder-files.js';
 import { rawPathAfter } from '../contents-path.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -42,7 +43,10 @@ export function registerLabThemeRoutes(app: Hono<NbserveEnv>): void {
       if (!file.endsWith('.css')) return sendFolderFile(c, dir, segments);
       const dirUrl = `${c.get('baseUrl')}${PREFIX.slice(1)}/${segments.slice(0, -1).join('/')}/`;
       const css = mangleCss(await fs.readFile(file, 'utf8'), dirUrl);
-      const headers = { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' };
+      // the CSS depends on the file and the base URL: a reload revalidates it and gets a 304
+      const etag = `"${createHash('sha256').update(css).digest('base64url').slice(0, 27)}"`;
+      const headers = { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache', ETag: etag };
+      if (ifNoneMatch(c.req.header('if-none-match'), etag)) return new Response(null, { status: 304, headers });
       return new Response(c.req.method === 'HEAD' ? null : css, { status: 200, headers });
     }
     throw notFound(`Theme file not found: ${segments.join('/').slice(0, 200)}`);
