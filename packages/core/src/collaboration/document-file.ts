@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ContentsManager } from '../contents/manager.js';
-import { NbserveError } from '../errors.js';
+import type { FileWatch } from '../contents/store.js';
+import { NbserveError, notFound } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isObject } from '../util/is-object.js';
 import type { SharedDocument } from './shared-document.js';
@@ -19,6 +20,7 @@ export class DocumentFile {
   /** sha256 of the bytes on disk as last loaded or saved. */
   hash: string | null;
   #mtimeMs = -1;
+  #unreadable = false;
   #size = -1;
 
   constructor(contents: ContentsManager, metaFile: string, kind: SharedDocument['kind']) {
@@ -37,6 +39,30 @@ export class DocumentFile {
     });
     await this.#noteStat(path);
     return { content: model.content, hash: model.hash ?? '' };
+  }
+
+  /**
+   * `load`, but a file that cannot be read (an editor's half-written save) is null, logged once
+   * until it can be read again: the room keeps its document and never saves over the file (saves
+   * carry the hash last read). A file that is gone still throws.
+   */
+  async loadReadable(
+    path: string,
+    warn: (message: string) => void,
+  ): Promise<{ content: unknown; hash: string } | null> {
+    try {
+      const loaded = await this.load(path);
+      this.#unreadable = false;
+      return loaded;
+    } catch (error) {
+      if (error instanceof NbserveError && error.kind === 'not-found') throw error;
+      if (!this.#unreadable) {
+        const why = error instanceof Error ? error.message : String(error);
+        warn(`${path} changed on disk and cannot be read, ignored until it can: ${why}`);
+      }
+      this.#unreadable = true;
+      return null;
+    }
   }
 
   /** Records what is on disk now (after a load or a save). */
@@ -66,10 +92,15 @@ export class DocumentFile {
     }
   }
 
+  /** Calls `onChange` when the file may have changed; null where the store cannot watch it. */
+  async watch(path: string, onChange: () => void): Promise<FileWatch | null> {
+    return (await this.#contents.store.watchFile?.(path, onChange)) ?? null;
+  }
+
   /** True when the file's size or mtime moved since the last load or save (a cheap stat). */
   async statChanged(path: string): Promise<boolean> {
     const stat = await this.#contents.store.stat(path);
-    if (stat === null) return true;
+    if (stat === null) throw notFound(`File is gone: ${path}`);
     return stat.mtimeMs !== this.#mtimeMs || stat.size !== this.#size;
   }
 

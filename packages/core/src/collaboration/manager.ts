@@ -4,6 +4,8 @@ import * as Y from 'yjs';
 import type { ContentsManager } from '../contents/manager.js';
 import { normalizeApiPath } from '../contents/paths.js';
 import { badRequest, notFound } from '../errors.js';
+import { stableJson } from './cell-match.js';
+import { mergeDisk } from './disk-merge.js';
 import { DocumentFile } from './document-file.js';
 import { FileIdIndex } from './file-ids.js';
 import { CLOSE } from './protocol.js';
@@ -17,7 +19,7 @@ export interface CollaborationOptions extends Partial<RoomLimits> {
   dataDir: string;
   /** Save a document this long after its last change. Default 1000 ms. */
   saveDelayMs?: number;
-  /** Look for changes of the file on disk this often; 0 = never. Default 1000 ms. */
+  /** Where a file cannot be watched (a network file system), look for changes this often; 0 = never. Default 1000 ms. */
   pollMs?: number;
   /** Drop a document from memory this long after its last client left. Default 60 s. */
   idleMs?: number;
@@ -167,18 +169,21 @@ export class CollaborationManager {
     // the log was left by a server that stopped mid-run.
     document.endStaleRuns(SERVER_ORIGIN);
     let exact = true; // the document equals the file
+    let diffBase: unknown = null; // what later changes on disk are diffed against (null: the document as it is)
     if (records === 0 || document.empty) {
       if (records === 0) log.compact(new Uint8Array([0, 0])); // an empty update: the log starts here
       document.setContent(disk.content, DISK_ORIGIN);
     } else if (file.hash !== disk.hash) {
       // Changed on disk while no room had it open: the file wins (docs/collaboration.md).
-      document.setContent(disk.content, DISK_ORIGIN);
-    } else if (JSON.stringify(document.content()) !== JSON.stringify(disk.content)) {
+      ({ exact, base: diffBase } = mergeDisk(document, null, disk.content, DISK_ORIGIN));
+    } else if (stableJson(document.content()) !== stableJson(disk.content)) {
       exact = false;
-      room.markDirty(); // edits logged but not saved before the server stopped
+      diffBase = disk.content;
     }
+    if (!exact) room.markDirty(); // edits logged but not saved before the server stopped
     room.trust?.fromFile(disk.content, exact);
     await file.remember(disk.hash);
+    await room.loaded(diffBase ?? document.snapshot());
     return room;
   }
 

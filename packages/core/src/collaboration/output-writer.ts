@@ -6,7 +6,7 @@ import { SERVER_ORIGIN } from './room.js';
 
 type IOutput = Parameters<YCodeCell['setOutputs']>[0][number];
 
-import { replaceText } from './shared-document.js';
+import { replaceText } from './text-merge.js';
 
 /** Display ids of one document: which cells show an output with that id (for update_display_data). */
 export type DisplayIndex = Map<string, Set<string>>;

@@ -3,6 +3,8 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { NbserveError } from '../errors.js';
 import { CellTrust } from './cell-trust.js';
+import { mergeDisk } from './disk-merge.js';
+import { DiskWatch } from './disk-watch.js';
 import type { DocumentFile } from './document-file.js';
 import {
   awarenessMessage,
@@ -40,6 +42,7 @@ export interface RoomOptions extends RoomLimits {
   /** The file's path now (ids follow renames); undefined once it was deleted. */
   path: () => string | undefined;
   saveDelayMs: number;
+  /** Look at the file this often where it cannot be watched (a network file system); 0 = never. */
   pollMs: number;
   warn: (message: string) => void;
   /** Called when the last client left and nothing holds the room. */
@@ -67,7 +70,9 @@ export class Room {
   #holds = 0;
   #size: number;
   #saveTimer: NodeJS.Timeout | undefined;
-  #pollTimer: NodeJS.Timeout | undefined;
+  readonly #disk: DiskWatch;
+  /** The file as last loaded or saved (cells with their shared ids): what a change on disk is diffed against. */
+  #base: unknown = null;
   #saving: Promise<void> = Promise.resolve();
   #dirty = false;
   #closed = false;
@@ -89,10 +94,17 @@ export class Room {
       trust?.observe(tr, tr.origin === SERVER_ORIGIN ? 'server' : tr.origin === DISK_ORIGIN ? 'disk' : 'client'),
     );
     this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.#onAwareness(change, origin));
-    if (options.pollMs > 0) {
-      this.#pollTimer = setInterval(() => void this.#poll(), options.pollMs);
-      this.#pollTimer.unref();
-    }
+    this.#disk = new DiskWatch(options.file, options.pollMs, () => void this.#poll());
+  }
+
+  /**
+   * The document was loaded; `base` is the file it was loaded from (with the shared cell ids when
+   * the document equals it). Starts watching the file, then looks at it once (a change made
+   * before the watch began).
+   */
+  async loaded(base: unknown): Promise<void> {
+    this.#base = base;
+    await this.#poll();
   }
 
   get clientCount(): number {
@@ -146,7 +158,7 @@ export class Room {
   }
 
   async #close(code: number, reason: string): Promise<void> {
-    clearInterval(this.#pollTimer);
+    this.#disk.close();
     await this.#saving.catch(() => undefined); // a save in flight finishes first
     if (this.#dirty) {
       await this.save().catch((error) => this.#options.warn(`Saving ${this.id} failed: ${describe(error)}`));
@@ -332,9 +344,15 @@ export class Room {
     this.#dirty = false;
     try {
       const content = this.document.content();
+      const snapshot = this.document.snapshot();
       const { changed, message } = await this.#options.file.save(path, this.trust?.mark(content) ?? content);
-      if (changed) await this.#reloadFromDisk(path);
-      else if (message !== null) this.#options.warn(`Saved ${path}, not valid nbformat: ${message}`);
+      if (changed) {
+        this.#dirty = true; // until the file's change is merged
+        await this.#mergeFromDisk(path);
+      } else {
+        this.#base = snapshot;
+        if (message !== null) this.#options.warn(`Saved ${path}, not valid nbformat: ${message}`);
+      }
       this.#compactIfLarge();
     } catch (error) {
       this.#dirty = true;
@@ -343,14 +361,20 @@ export class Room {
     }
   }
 
-  /** The file on disk wins over unsaved changes in the room (as in jupyter-collaboration). */
-  async #reloadFromDisk(path: string): Promise<void> {
-    const { content, hash } = await this.#options.file.load(path);
-    this.document.setContent(content, DISK_ORIGIN);
-    this.trust?.fromFile(content, true);
+  /**
+   * Merges what another program wrote into the document (docs/collaboration.md, "Changes on
+   * disk"): only the difference from the file as last loaded or saved.
+   */
+  async #mergeFromDisk(path: string): Promise<void> {
+    const disk = await this.#options.file.loadReadable(path, this.#options.warn);
+    if (disk === null || disk.hash === this.#options.file.hash) return;
+    const merged = mergeDisk(this.document, this.#base, disk.content, DISK_ORIGIN);
+    this.#base = merged.base;
+    this.trust?.fromFile(disk.content, merged.exact);
+    await this.#options.file.remember(disk.hash);
+    if (!merged.exact) return this.markDirty(); // edits of the room's own go to the file
     this.#dirty = false;
     clearTimeout(this.#saveTimer);
-    await this.#options.file.remember(hash);
   }
 
   /** Polls in the same queue as saves: a save and a look at the disk never interleave. */
@@ -374,14 +398,17 @@ export class Room {
       return;
     }
     try {
-      if (!(await this.#options.file.statChanged(path))) return;
-      const { hash } = await this.#options.file.load(path);
-      if (hash !== this.#options.file.hash) await this.#reloadFromDisk(path);
+      await this.#disk.follow(path);
+      const changed = await this.#options.file.statChanged(path);
+      this.#disk.present();
+      if (changed) await this.#mergeFromDisk(path);
     } catch (error) {
-      if (error instanceof NbserveError && error.kind === 'not-found') {
-        // Not awaited: closing waits for this queue, which this poll is part of.
-        void this.close(CLOSE.notFound, `File is gone: ${path}`).then(() => this.#options.onIdle(this));
-      }
+      if (!(error instanceof NbserveError && error.kind === 'not-found')) return;
+      // Gone for good, or only for a moment (renamed through the contents API, which then tells
+      // the file ids; an editor that moves the old file away first): look again a little later.
+      if (!this.#disk.gone()) return;
+      // Not awaited: closing waits for this queue, which this poll is part of.
+      void this.close(CLOSE.notFound, `File is gone: ${path}`).then(() => this.#options.onIdle(this));
     }
   }
 

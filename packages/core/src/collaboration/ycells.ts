@@ -56,19 +56,25 @@ function fillCell(map: Y.Map<unknown>, cell: CellJson): void {
   if (cell.cell_type === 'code') {
     const outputs = map.set('outputs', new Y.Array<Y.Map<unknown>>());
     map.set('execution_count', cell.execution_count ?? null);
-    for (const output of (cell.outputs ?? []) as Record<string, unknown>[]) {
-      const copy = structuredClone(output);
-      const { text: streamText, ...rest } = copy;
-      const entry = new Y.Map<unknown>(Object.entries(output.output_type === 'stream' ? rest : copy));
-      outputs.push([entry]);
-      if (output.output_type !== 'stream') continue;
-      // A stream's text is a Y.Text, which a running cell appends to.
-      const ytext = entry.set('text', new Y.Text());
-      const joined = Array.isArray(streamText) ? streamText.join('') : String(streamText ?? '');
-      if (joined) ytext.insert(0, joined);
-    }
+    fillOutputs(outputs, cell.outputs ?? []);
   } else if (cell.attachments != null) {
     map.set('attachments', cell.attachments);
+  }
+}
+
+/** Replaces a code cell's outputs (its array already in the document), streams as Y.Text. */
+export function fillOutputs(outputs: Y.Array<Y.Map<unknown>>, list: readonly unknown[]): void {
+  if (outputs.length > 0) outputs.delete(0, outputs.length);
+  for (const output of list as Record<string, unknown>[]) {
+    const copy = structuredClone(output);
+    const { text: streamText, ...rest } = copy;
+    const entry = new Y.Map<unknown>(Object.entries(output.output_type === 'stream' ? rest : copy));
+    outputs.push([entry]);
+    if (output.output_type !== 'stream') continue;
+    // A stream's text is a Y.Text, which a running cell appends to.
+    const ytext = entry.set('text', new Y.Text());
+    const joined = Array.isArray(streamText) ? streamText.join('') : String(streamText ?? '');
+    if (joined) ytext.insert(0, joined);
   }
 }
 

@@ -14,12 +14,14 @@ import {
 } from '../errors.js';
 import { removeOrphanTempsOf, sweepOrphanTemps, tempPathFor } from '../util/temp-files.js';
 import { FsChildrenWatch } from './children-watch.js';
+import { watchFile } from './file-watch.js';
 import { MetadataAccess } from './metadata-access.js';
 import { baseName, parentPath, splitPath } from './paths.js';
 import type {
   ByteRange,
   ChildrenWatch,
   ContentsStore,
+  FileWatch,
   StoreCapabilities,
   StoreEntry,
   StoreNames,
@@ -119,6 +121,12 @@ export class FileSystemStore implements ContentsStore {
     const paths = [dir, ...subdirectories.map((name) => nodePath.join(dir, name))];
     if (!paths.every((p) => this.#meta.onLocalFileSystem(p))) return null;
     return FsChildrenWatch.open(paths);
+  }
+
+  async watchFile(path: string, onChange: () => void): Promise<FileWatch | null> {
+    const real = await this.#resolveExisting(path).catch(() => null);
+    if (real === null || !this.#meta.onLocalFileSystem(nodePath.dirname(real))) return null;
+    return watchFile(real, onChange);
   }
 
   async statChildren(path: string, names: readonly string[]): Promise<(StoreStat | null)[]> {

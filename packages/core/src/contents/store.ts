@@ -36,6 +36,11 @@ export interface ChildrenWatch {
   close(): void;
 }
 
+/** A watch on one file (see ContentsStore.watchFile). */
+export interface FileWatch {
+  close(): void;
+}
+
 export interface StoreEntry {
   name: string;
   stat: StoreStat;
@@ -105,6 +110,11 @@ export interface ContentsStore {
    * listing built after the watch began is then served again until it sees a change.
    */
   watchChildren?(path: string, subdirectories: readonly string[]): Promise<ChildrenWatch | null>;
+  /**
+   * Optional: calls `onChange` soon after any program changes the file's bytes, replaces it (an
+   * atomic save) or removes it; `null` where that cannot be promised (a network file system).
+   */
+  watchFile?(path: string, onChange: () => void): Promise<FileWatch | null>;
   read(path: string): Promise<Uint8Array>;
   /**
    * Optional: `read` into memory the caller lends: `take(length)` gives a buffer of at least

@@ -8,6 +8,7 @@ import { type CellData, normaliseOutput, type Output } from '../model.js';
 import type { Notebook } from '../notebook.js';
 import type { OutputArea } from '../output-area.js';
 import { pageCell, snapshot, toSharedCell } from './cells.js';
+import { showDiskNotice } from './disk-notice.js';
 import { showInputRequest } from './input.js';
 import type { SharedNotebook } from './session.js';
 import type { SharedStructure } from './structure.js';
@@ -182,11 +183,13 @@ export class NotebookBinding implements SharedStructure {
   private bind(cell: Cell, ycell: YCellType): void {
     this.ycells.set(cell, ycell);
     ycell.changed.connect((_sender: unknown, change: CellChange) => this.onCellChanged(cell, ycell, change));
-    if (ycell.cell_type !== 'code') return;
-    if (ycell.executionState === 'running') cell.setRunning(true);
+    showDiskNotice(cell, ycell);
     ycell.ymodel.observe((event) => {
-      if (event.keysChanged.has('input_request') && this.ycells.get(cell) === ycell) showInputRequest(cell, ycell);
+      if (this.ycells.get(cell) !== ycell) return;
+      if (event.keysChanged.has('changed_on_disk')) showDiskNotice(cell, ycell);
+      if (event.keysChanged.has('input_request') && ycell.cell_type === 'code') showInputRequest(cell, ycell);
     });
+    if (ycell.cell_type === 'code' && ycell.executionState === 'running') cell.setRunning(true);
   }
 
   private onCellChanged(cell: Cell, ycell: YCellType, change: CellChange): void {

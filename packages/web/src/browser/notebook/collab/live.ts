@@ -21,7 +21,7 @@ import { joinRoom, requestCollabSession, type SharedNotebook } from './session.j
  */
 /** The server saves a second after the last change; the page asks a little later, to show it. */
 const QUIET_MS = 1500;
-/** The server looks at the file every second; a restored file should be in the document by then. */
+/** The server watches the file; a restored file should be in the document well before this. */
 const FOLLOW_MS = 4000;
 
 export class LiveNotebook {
@@ -101,9 +101,10 @@ export class LiveNotebook {
   }
 
   /**
-   * The file was replaced underneath (a checkpoint restored): the server loads it into the
-   * document at its next look at the disk (docs/collaboration.md, "the file wins"). Should the
-   * document still not hold it after FOLLOW_MS, the page makes the same replacement itself.
+   * The file was replaced underneath (a checkpoint restored): the server merges it into the
+   * document as soon as its watch sees it (docs/collaboration.md, "Changes on disk"), keeping
+   * edits made since the last save. Should the document still not hold the file after FOLLOW_MS,
+   * the page replaces the document with it: a revert is meant to undo those edits too.
    * Outputs are then drawn with the file's trust.
    */
   async follow(file: NotebookData): Promise<void> {
