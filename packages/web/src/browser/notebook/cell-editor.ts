@@ -1,10 +1,10 @@
 import { cursorDocEnd, cursorDocStart } from '@codemirror/commands';
 import type { KeyBinding } from '@codemirror/view';
 import { toast } from '../lib/dom.js';
+import { type EditorHooks, fromCodePoints, toCodePoints } from './cell-codemirror.js';
 import { editorCommandKeys } from './command-keys.js';
 import { COMMANDS, type CommandId } from './commands.js';
-import { type EditorHooks, fromCodePoints, toCodePoints } from './editor.js';
-import type { Notebook } from './notebook.js';
+import type { Notebook } from './document.js';
 
 /** How long completion and inspection wait for the kernel. */
 const ASK_TIMEOUT_MS = 5000;

@@ -1,8 +1,8 @@
 import type { Cell } from './cell.js';
+import type { Notebook } from './document.js';
 import type { KernelConnection, RequestHandlers } from './kernel.js';
 import type { KernelMessage } from './messages.js';
 import { blankCell } from './model.js';
-import type { Notebook } from './notebook.js';
 import type { OutputArea } from './output-area.js';
 import { type InFlight, MAX_SOURCE_CHARS, type ResumeTracker } from './resume.js';
 

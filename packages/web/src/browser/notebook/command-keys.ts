@@ -1,6 +1,6 @@
 import type { KeyBinding } from '@codemirror/view';
 import type { CommandId, CommandRegistry, CommandSpec } from './commands.js';
-import type { Notebook } from './notebook.js';
+import type { Notebook } from './document.js';
 
 /** Two presses of a double key (D D, I I, 0 0) count within this time. */
 const DOUBLE_KEY_MS = 800;
@@ -18,7 +18,7 @@ const EVENT_KEYS: Record<string, string> = {
 const MODIFIERS = new Set(['Ctrl', 'Alt', 'Shift']);
 
 /**
- * Keys of the cell editor (CodeMirror's own, and Tab/Shift-Tab in editor.ts) that are not
+ * Keys of the cell editor (CodeMirror's own, and Tab/Shift-Tab in cell-codemirror.ts) that are not
  * commands of the table; the shortcut help lists them under edit mode, as Notebook 6.4 does.
  */
 export const EDITOR_KEYS: readonly { readonly keys: readonly string[]; readonly label: string }[] = [

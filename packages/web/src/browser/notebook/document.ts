@@ -1,10 +1,10 @@
 import { h } from '../lib/dom.js';
 import { Cell } from './cell.js';
+import type { EditorHooks } from './cell-codemirror.js';
 import { cellEditorSupport } from './cell-editor.js';
 import { CellRunner } from './cell-runner.js';
 import type { SharedStructure } from './collab/structure.js';
 import type { CommandId } from './commands.js';
-import type { EditorHooks } from './editor.js';
 import type { KernelConnection } from './kernel.js';
 import { blankCell, type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
 import { DisplayRegistry } from './output-area.js';
