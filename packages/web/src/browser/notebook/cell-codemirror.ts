@@ -20,22 +20,6 @@ import { Compartment, EditorState, type Extension, Prec } from '@codemirror/stat
 import { drawSelection, EditorView, highlightActiveLine, type KeyBinding, keymap, lineNumbers } from '@codemirror/view';
 import { classHighlighter, highlightCode } from '@lezer/highlight';
 
-/** Jupyter counts cursor positions in Unicode code points; JS strings in UTF-16 units. */
-export function toCodePoints(text: string, utf16: number): number {
-  return [...text.slice(0, utf16)].length;
-}
-
-export function fromCodePoints(text: string, points: number): number {
-  let units = 0;
-  let seen = 0;
-  for (const ch of text) {
-    if (seen >= points) break;
-    units += ch.length;
-    seen++;
-  }
-  return units;
-}
-
 export function languageSupport(language: string): LanguageSupport | undefined {
   switch (language.toLowerCase()) {
     case 'python':

@@ -1,6 +1,5 @@
 import type { KeyBinding } from '@codemirror/view';
 import type { CommandId, CommandRegistry, CommandSpec } from './commands.js';
-import type { Notebook } from './document.js';
 
 /** Two presses of a double key (D D, I I, 0 0) count within this time. */
 const DOUBLE_KEY_MS = 800;
@@ -128,8 +127,16 @@ function keyName(e: KeyboardEvent): string {
   return mods + key;
 }
 
+/** What the command-mode keys need of the notebook: its mode, the way back to it, the pager. */
+export interface CommandKeysTarget {
+  readonly mode: 'command' | 'edit';
+  enterCommand(): void;
+  /** Escape closes the documentation pager first; `close` says whether it was open. */
+  readonly pager: { close(): boolean };
+}
+
 /** The classic notebook's command-mode keys, on the whole page. */
-export function installCommandKeys(notebook: Notebook, commands: CommandRegistry): void {
+export function installCommandKeys(notebook: CommandKeysTarget, commands: CommandRegistry): void {
   const { single, double, anywhere } = keyBindings(commands.specs);
   let pendingKey = '';
   let pendingAt = 0;
