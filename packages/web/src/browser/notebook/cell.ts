@@ -3,7 +3,7 @@ import { h } from '../lib/dom.js';
 import { createEditor, type EditorHooks, highlightInto, showLineNumbers } from './cell-codemirror.js';
 import type { CellData, CellType, Output } from './model.js';
 import { type DisplayRegistry, OutputArea } from './output-area.js';
-import { markdownElement } from './render-mime.js';
+import { markdownElement, type WidgetViews } from './render-mime.js';
 
 /**
  * One cell: its data, its DOM, and (only once it is edited) a CodeMirror editor. Until then
@@ -27,6 +27,7 @@ export class Cell {
     readonly data: CellData,
     trusted: boolean,
     displays: DisplayRegistry,
+    widgets: WidgetViews,
     private language: () => string,
     private readonly hooks: (cell: Cell) => EditorHooks,
   ) {
@@ -39,7 +40,7 @@ export class Cell {
     const inputRow = h('div', { className: 'input' }, this.prompt, this.inputBox);
     this.element.append(inputRow);
     if (data.cell_type === 'code') {
-      this.outputArea = new OutputArea(data.outputs ?? [], trusted, displays);
+      this.outputArea = new OutputArea(data.outputs ?? [], trusted, displays, widgets);
       this.element.append(h('div', { className: 'output-wrapper' }, this.outputArea.element));
     }
     // nbformat's per-cell view state, as Notebook 6.4 keeps it (O, Shift-O)

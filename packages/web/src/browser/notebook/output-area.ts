@@ -2,7 +2,7 @@ import { appendStreamText } from '../../shared/stream-text.js';
 import { h } from '../lib/dom.js';
 import type { KernelMessage } from './messages.js';
 import { normaliseOutput, type Output } from './model.js';
-import { ansiHtml, renderBundle } from './render-mime.js';
+import { ansiHtml, renderBundle, type WidgetViews } from './render-mime.js';
 
 /**
  * The outputs of one code cell: the model (what gets saved) and its DOM, kept in step.
@@ -24,6 +24,8 @@ export class OutputArea {
     trusted: boolean,
     /** Display-id registry shared by the notebook, so `update_display_data` reaches every cell. */
     private readonly displays: DisplayRegistry,
+    /** Draws widget outputs (the page's widget host). */
+    private readonly widgets: WidgetViews,
   ) {
     this.trusted = trusted;
     for (const o of outputs) this.append(o);
@@ -160,7 +162,7 @@ export class OutputArea {
       const tb = output.traceback?.length ? output.traceback.join('\n') : `${output.ename}: ${output.evalue}`;
       body.innerHTML = ansiHtml(tb);
     } else {
-      body = renderBundle(output.data ?? {}, output.metadata ?? {}, this.trusted);
+      body = renderBundle(output.data ?? {}, output.metadata ?? {}, this.trusted, this.widgets);
     }
     return h('div', { className: `output output-${output.output_type}` }, prompt, body);
   }

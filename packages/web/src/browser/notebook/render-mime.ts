@@ -5,7 +5,6 @@ import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
-import { WIDGET_VIEW_MIME, widgetHost } from './widgets/host.js';
 
 const ansi = new AnsiUp();
 ansi.use_classes = true;
@@ -86,13 +85,26 @@ function sandboxFrame(mime: string, content: string): HTMLElement {
   return frame;
 }
 
+export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
+
+/** Draws widget views (widgets/host.ts, one per page, passed in by the notebook). */
+export interface WidgetViews {
+  /** A view of the widget `data` names, drawn over `fallback` (its text form) once there. */
+  render(data: unknown, fallback: HTMLElement, trusted: boolean): HTMLElement;
+}
+
 /** Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). */
-export function renderBundle(bundle: MimeBundle, metadata: Record<string, unknown>, trusted: boolean): HTMLElement {
+export function renderBundle(
+  bundle: MimeBundle,
+  metadata: Record<string, unknown>,
+  trusted: boolean,
+  widgets: WidgetViews,
+): HTMLElement {
   // A widget view renders over its text/plain form (untrusted: a live kernel model only, host.ts).
   if (bundle[WIDGET_VIEW_MIME] !== undefined) {
     const { [WIDGET_VIEW_MIME]: view, ...rest } = bundle;
     const wrap = h('div', { className: 'output-rendered', 'data-mime-type': WIDGET_VIEW_MIME });
-    wrap.append(widgetHost.render(view, renderBundle(rest, metadata, trusted), trusted));
+    wrap.append(widgets.render(view, renderBundle(rest, metadata, trusted, widgets), trusted));
     return wrap;
   }
   const mime = pickMime(bundle, trusted);

@@ -1,8 +1,8 @@
 import type { KernelConnection } from '../kernel.js';
 import type { KernelMessage } from '../messages.js';
+import type { WidgetViews } from '../render-mime.js';
 import type { PageWidgetManager } from './manager.js';
 
-export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
 export const WIDGET_STATE_MIME = 'application/vnd.jupyter.widget-state+json';
 /** How long a widget output waits for its model's comm_open before it keeps its text form. */
 const MODEL_WAIT_MS = 10_000;
@@ -13,7 +13,7 @@ const MODEL_WAIT_MS = 10_000;
  * `@jupyter-widgets` code: about half a megabyte) on the first of either. Until then a page
  * without widgets pays nothing.
  */
-export class WidgetHost {
+export class WidgetHost implements WidgetViews {
   private kernel: KernelConnection | undefined;
   private manager: Promise<PageWidgetManager> | undefined;
   private loaded: PageWidgetManager | undefined;
@@ -98,7 +98,7 @@ export class WidgetHost {
     if (this.manager) return this.manager;
     const kernel = this.kernel as KernelConnection;
     this.manager = import('./manager.js').then(({ PageWidgetManager }) => {
-      const manager = new PageWidgetManager(kernel);
+      const manager = new PageWidgetManager(kernel, this);
       this.loaded = manager;
       return manager;
     });
@@ -106,6 +106,3 @@ export class WidgetHost {
     return this.manager;
   }
 }
-
-/** The page has one notebook, hence one widget host. */
-export const widgetHost = new WidgetHost();

@@ -4,6 +4,7 @@ import * as controls from '@jupyter-widgets/controls';
 import { Widget as LuminoWidget } from '@lumino/widgets';
 import type { KernelConnection } from '../kernel.js';
 import type { KernelMessage } from '../messages.js';
+import type { WidgetViews } from '../render-mime.js';
 import { PageComm } from './comm.js';
 import * as output from './output.js';
 import { injectWidgetStyles } from './styles.js';
@@ -34,7 +35,11 @@ export class PageWidgetManager extends ManagerBase {
   /** Every model, synchronously (saving a notebook cannot wait). */
   private readonly models = new Map<string, base.WidgetModel>();
 
-  constructor(private readonly kernel: KernelConnection) {
+  constructor(
+    private readonly kernel: KernelConnection,
+    /** The page's widget host: Output widgets draw the widgets they hold through it. */
+    readonly views: WidgetViews,
+  ) {
     super();
     injectWidgetStyles();
   }

@@ -1,6 +1,7 @@
 import { DOMWidgetModel, DOMWidgetView } from '@jupyter-widgets/base';
 import { normaliseOutput, type Output } from '../model.js';
 import { DisplayRegistry, OutputArea } from '../output-area.js';
+import type { WidgetViews } from '../render-mime.js';
 
 /**
  * `@jupyter-widgets/output` 1.0.0 (the Output widget): its `outputs` attribute, nbformat
@@ -34,7 +35,9 @@ export class OutputView extends DOMWidgetView {
   private show(): void {
     const outputs = (this.model.get('outputs') ?? []) as Output[];
     // Output widgets are shown sanitized, as untrusted outputs: no scripts run from widget state.
-    const area = new OutputArea(outputs.map(normaliseOutput), false, new DisplayRegistry());
+    // The manager (manager.ts) holds the page's widget host; typed here without importing it back.
+    const { views } = this.model.widget_manager as unknown as { views: WidgetViews };
+    const area = new OutputArea(outputs.map(normaliseOutput), false, new DisplayRegistry(), views);
     this.el.replaceChildren(area.element);
   }
 }
