@@ -116,9 +116,11 @@ async function buildEntries(
   const manifest: Record<string, string> = {};
   const preload: Record<string, string[]> = {};
   const outputs = result.metafile.outputs;
+  // By entry name, not source name (ENTRY_SOURCES); chunks loaded by import() by their source's.
+  const entryNames = new Map(Object.entries(entryPoints).map(([name, file]) => [path.relative(SRC_DIR, file), name]));
   for (const [outPath, meta] of Object.entries(outputs)) {
     if (!meta.entryPoint) continue;
-    const logical = path.basename(meta.entryPoint, '.ts');
+    const logical = entryNames.get(meta.entryPoint) ?? path.basename(meta.entryPoint, '.ts');
     manifest[`${logical}.js`] = path.basename(outPath);
     if (meta.cssBundle) manifest[`${logical}.css`] = path.basename(meta.cssBundle);
     preload[logical] = chunkClosure(outputs, outPath).map((p) => path.basename(p));
