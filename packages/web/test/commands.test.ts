@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { TOOLBAR } from '../src/browser/notebook/chrome.js';
 import {
   EDITOR_KEYS,
   editorCommandKeys,
@@ -14,6 +13,7 @@ import {
   type CommandSpec,
   MENUS,
 } from '../src/browser/notebook/commands.js';
+import { TOOLBAR } from '../src/browser/notebook/header.js';
 import { menuSections } from '../src/browser/notebook/menus.js';
 import { editHelpKeys, shortcutHelp } from '../src/browser/notebook/shortcut-help.js';
 

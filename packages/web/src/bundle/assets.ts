@@ -27,7 +27,7 @@ export function getWebAssets(): Promise<WebAssets> {
 async function loadAssets(): Promise<WebAssets> {
   // A prebuilt bundle is only for installs without the sources (the published package): in the
   // repository the sources are bundled fresh, so a stale dist/static can never be served.
-  const hasSources = existsSync(path.resolve(HERE, '..', '..', 'src', 'browser', 'notebook.ts'));
+  const hasSources = existsSync(path.resolve(HERE, '..', '..', 'src', 'browser', 'notebook-page.ts'));
   if (!hasSources) {
     const prebuilt = await loadPrebuilt(PREBUILT_DIR);
     if (prebuilt) return prebuilt;

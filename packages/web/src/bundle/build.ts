@@ -24,6 +24,9 @@ export interface WebAssets {
 export const ENTRY_POINTS = ['dashboard', 'notebook', 'editor', 'terminal', 'print', 'output-frame'] as const;
 export type EntryName = (typeof ENTRY_POINTS)[number];
 
+/** Sources in src/browser named other than `<entry>.ts` (beside `notebook/`, `notebook.ts` said too little). */
+const ENTRY_SOURCES: Partial<Record<EntryName, string>> = { notebook: 'notebook-page.ts', editor: 'editor-page.ts' };
+
 /** Always the TypeScript sources (also when this module runs from dist/), which esbuild bundles. */
 const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 
@@ -55,7 +58,7 @@ const SINGLE_FILE_ENTRIES: readonly EntryName[] = ['dashboard'];
 
 /** Bundles the browser code with esbuild into memory (about a second); nothing touches disk. */
 export async function buildWebAssets(options: { minify?: boolean } = {}): Promise<WebAssets> {
-  const entry = (e: EntryName): [string, string] => [e, path.join(SRC_DIR, 'browser', `${e}.ts`)];
+  const entry = (e: EntryName): [string, string] => [e, path.join(SRC_DIR, 'browser', ENTRY_SOURCES[e] ?? `${e}.ts`)];
   const split = ENTRY_POINTS.filter((e) => !SINGLE_FILE_ENTRIES.includes(e));
   const builds = await Promise.all([
     buildEntries(Object.fromEntries(split.map(entry)), true, options),
@@ -113,9 +116,11 @@ async function buildEntries(
   const manifest: Record<string, string> = {};
   const preload: Record<string, string[]> = {};
   const outputs = result.metafile.outputs;
+  // By entry name, not source name (ENTRY_SOURCES); chunks loaded by import() by their source's.
+  const entryNames = new Map(Object.entries(entryPoints).map(([name, file]) => [path.relative(SRC_DIR, file), name]));
   for (const [outPath, meta] of Object.entries(outputs)) {
     if (!meta.entryPoint) continue;
-    const logical = path.basename(meta.entryPoint, '.ts');
+    const logical = entryNames.get(meta.entryPoint) ?? path.basename(meta.entryPoint, '.ts');
     manifest[`${logical}.js`] = path.basename(outPath);
     if (meta.cssBundle) manifest[`${logical}.css`] = path.basename(meta.cssBundle);
     preload[logical] = chunkClosure(outputs, outPath).map((p) => path.basename(p));

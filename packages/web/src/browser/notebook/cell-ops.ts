@@ -1,9 +1,9 @@
 import type { Cell } from './cell.js';
+import type { Notebook } from './document.js';
 import { blankCell } from './model.js';
-import type { Notebook } from './notebook.js';
 
 /**
- * Cell operations of Notebook 6.4 beyond the basic ones in notebook.ts: merge (Shift-M), split
+ * Cell operations of Notebook 6.4 beyond the basic ones in document.ts: merge (Shift-M), split
  * (Ctrl-Shift-Minus), headings (1–6), and the per-cell view toggles (L, Shift-L, O, Shift-O).
  */
 

@@ -1,10 +1,21 @@
 import type { Cell } from './cell.js';
 import type { KernelConnection, RequestHandlers } from './kernel.js';
 import type { KernelMessage } from './messages.js';
-import { blankCell } from './model.js';
-import type { Notebook } from './notebook.js';
+import { blankCell, type CellData } from './model.js';
 import type { OutputArea } from './output-area.js';
+import type { Pager } from './pager.js';
 import { type InFlight, MAX_SOURCE_CHARS, type ResumeTracker } from './resume.js';
+
+/** What running cells needs of the notebook: its cells, where a new one goes, and what a run changes. */
+export interface RunnerNotebook {
+  readonly cells: readonly Cell[];
+  readonly selected: number;
+  insertCell(index: number, data: CellData): Cell;
+  setDirty(dirty: boolean): void;
+  onExecutionChange(): void;
+  /** Where a `?` payload's text goes. */
+  readonly pager: Pick<Pager, 'show'>;
+}
 
 /**
  * Runs the notebook's cells through the kernel: execute requests, their outputs, prompts, stdin
@@ -15,7 +26,7 @@ export class CellRunner {
   remote: ((cell: Cell) => void) | undefined;
 
   constructor(
-    private readonly nb: Notebook,
+    private readonly nb: RunnerNotebook,
     private readonly kernel: KernelConnection,
     /** Records the execute requests in flight, for a page that takes over after this one closes. */
     private readonly resume: ResumeTracker,

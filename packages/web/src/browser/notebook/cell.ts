@@ -1,6 +1,6 @@
 import type { EditorView } from '@codemirror/view';
 import { h } from '../lib/dom.js';
-import { createEditor, type EditorHooks, highlightInto, showLineNumbers } from './editor.js';
+import { createEditor, type EditorHooks, highlightInto, showLineNumbers } from './cell-codemirror.js';
 import type { CellData, CellType, Output } from './model.js';
 import { type DisplayRegistry, OutputArea } from './output-area.js';
 import { markdownElement, type WidgetViews } from './render-mime.js';

@@ -1,9 +1,5 @@
 import type { KeyBinding } from '@codemirror/view';
-import type { CommandId, CommandRegistry, CommandSpec } from './commands.js';
-import type { Notebook } from './notebook.js';
-
-/** Two presses of a double key (D D, I I, 0 0) count within this time. */
-const DOUBLE_KEY_MS = 800;
+import type { CommandId, CommandSpec } from './commands.js';
 
 /** Names in the table that differ from `KeyboardEvent.key`. */
 const EVENT_KEYS: Record<string, string> = {
@@ -18,7 +14,7 @@ const EVENT_KEYS: Record<string, string> = {
 const MODIFIERS = new Set(['Ctrl', 'Alt', 'Shift']);
 
 /**
- * Keys of the cell editor (CodeMirror's own, and Tab/Shift-Tab in editor.ts) that are not
+ * Keys of the cell editor (CodeMirror's own, and Tab/Shift-Tab in cell-codemirror.ts) that are not
  * commands of the table; the shortcut help lists them under edit mode, as Notebook 6.4 does.
  */
 export const EDITOR_KEYS: readonly { readonly keys: readonly string[]; readonly label: string }[] = [
@@ -118,62 +114,4 @@ export function editorCommandKeys(specs: readonly CommandSpec[], run: (id: Comma
       },
     })),
   );
-}
-
-/** `Ctrl-Shift-V`-style name of a key event, as `eventKeyNames` gives them. */
-function keyName(e: KeyboardEvent): string {
-  const mods = `${e.ctrlKey ? 'Ctrl-' : ''}${e.metaKey ? 'Meta-' : ''}${e.altKey ? 'Alt-' : ''}${e.shiftKey ? 'Shift-' : ''}`;
-  const key =
-    e.key.length === 1 && !e.shiftKey ? e.key.toLowerCase() : e.key.length === 1 ? e.key.toUpperCase() : e.key;
-  return mods + key;
-}
-
-/** The classic notebook's command-mode keys, on the whole page. */
-export function installCommandKeys(notebook: Notebook, commands: CommandRegistry): void {
-  const { single, double, anywhere } = keyBindings(commands.specs);
-  let pendingKey = '';
-  let pendingAt = 0;
-  document.addEventListener('keydown', (e) => {
-    // Ctrl-S saves in both modes, and never opens the browser's "save page" dialog.
-    const everywhere = e.ctrlKey || e.metaKey ? anywhere.get(e.key.toLowerCase()) : undefined;
-    if (everywhere) {
-      e.preventDefault();
-      commands.run(everywhere);
-      return;
-    }
-    const target = e.target as HTMLElement;
-    if (e.key === 'Escape' && target.classList.contains('stdin-input')) {
-      notebook.enterCommand(); // leave an input() prompt, e.g. to interrupt with I I
-      return;
-    }
-    if (target.closest('input,textarea,select,dialog,.cm-editor,.widget-area')) return;
-    if (e.key === 'Escape') {
-      // Also the way back to command mode when focus left the editor (a menu, the page).
-      if (!notebook.pager.close()) notebook.enterCommand();
-      return;
-    }
-    if (notebook.mode === 'edit') return;
-    const name = keyName(e);
-    // The browser's own redo would edit a cell's text that is not even selected (as Ctrl-Z did).
-    if (/^(Ctrl|Meta)-(y|Shift-Z)$/.test(name)) e.preventDefault();
-    const twice = double.get(name);
-    if (twice) {
-      e.preventDefault();
-      const now = Date.now();
-      if (pendingKey === name && now - pendingAt < DOUBLE_KEY_MS) {
-        pendingKey = '';
-        commands.run(twice);
-      } else {
-        pendingKey = name;
-        pendingAt = now;
-      }
-      return;
-    }
-    pendingKey = '';
-    const id = single.get(name);
-    if (id) {
-      e.preventDefault();
-      commands.run(id);
-    }
-  });
 }

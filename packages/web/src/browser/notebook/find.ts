@@ -1,6 +1,6 @@
 import { h, toast } from '../lib/dom.js';
 import type { Cell } from './cell.js';
-import type { Notebook } from './notebook.js';
+import type { Notebook } from './document.js';
 
 interface Match {
   cell: Cell;

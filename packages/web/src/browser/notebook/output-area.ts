@@ -24,8 +24,8 @@ export class OutputArea {
     trusted: boolean,
     /** Display-id registry shared by the notebook, so `update_display_data` reaches every cell. */
     private readonly displays: DisplayRegistry,
-    /** Draws widget views (the page's WidgetHost); without it they show their other forms. */
-    private readonly widgets?: WidgetViews,
+    /** Draws widget outputs (the page's widget host). */
+    private readonly widgets: WidgetViews,
   ) {
     this.trusted = trusted;
     for (const o of outputs) this.append(o);

@@ -1,8 +1,8 @@
 import { toggleTheme } from '../lib/theme.js';
 import { mergeCells, scrollNotebook, splitCell, toggleLineNumbers, toggleOutput, toHeading } from './cell-ops.js';
 import type { CommandActions, CommandRegistry } from './commands.js';
+import type { Notebook } from './document.js';
 import { FindPanel } from './find.js';
-import type { Notebook } from './notebook.js';
 import { showPalette } from './palette.js';
 import { TableOfContents } from './toc.js';
 
@@ -31,7 +31,7 @@ type ToolId =
   | 'command-mode';
 
 /**
- * The actions of the commands beyond the basic editing of notebook.ts: selection, merge/split,
+ * The actions of the commands beyond the basic editing of document.ts: selection, merge/split,
  * view toggles, find/replace, the palette, the table of contents and the theme. The find panel
  * and the table of contents are placed in the page when first opened.
  */

@@ -57,14 +57,6 @@ function imageElement(mime: string, data: unknown, metadata: Record<string, unkn
   return img;
 }
 
-export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
-
-/** What draws widget views (the page's WidgetHost): given to whatever renders outputs. */
-export interface WidgetViews {
-  /** An element showing `fallback` until the widget view `data` replaces it (see WidgetHost.render). */
-  render(data: unknown, fallback: HTMLElement, trusted: boolean): HTMLElement;
-}
-
 /**
  * A trusted output with scripts runs inside a sandboxed iframe (opaque origin, its own CSP),
  * so even trusted JavaScript cannot read the user's cookies or call the API as them.
@@ -93,22 +85,26 @@ function sandboxFrame(mime: string, content: string): HTMLElement {
   return frame;
 }
 
-/**
- * Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). A
- * widget view is drawn by `widgets` where there are any, else its other forms are shown.
- */
+export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
+
+/** Draws widget views (widgets/host.ts, one per page, passed in by the notebook). */
+export interface WidgetViews {
+  /** A view of the widget `data` names, drawn over `fallback` (its text form) once there. */
+  render(data: unknown, fallback: HTMLElement, trusted: boolean): HTMLElement;
+}
+
+/** Renders one mime bundle; `trusted` decides whether HTML may keep scripts (in a sandbox). */
 export function renderBundle(
   bundle: MimeBundle,
   metadata: Record<string, unknown>,
   trusted: boolean,
-  widgets?: WidgetViews,
+  widgets: WidgetViews,
 ): HTMLElement {
   // A widget view renders over its text/plain form (untrusted: a live kernel model only, host.ts).
   if (bundle[WIDGET_VIEW_MIME] !== undefined) {
     const { [WIDGET_VIEW_MIME]: view, ...rest } = bundle;
     const wrap = h('div', { className: 'output-rendered', 'data-mime-type': WIDGET_VIEW_MIME });
-    const fallback = renderBundle(rest, metadata, trusted, widgets);
-    wrap.append(widgets ? widgets.render(view, fallback, trusted) : fallback);
+    wrap.append(widgets.render(view, renderBundle(rest, metadata, trusted, widgets), trusted));
     return wrap;
   }
   const mime = pickMime(bundle, trusted);

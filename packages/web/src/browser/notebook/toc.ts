@@ -1,5 +1,5 @@
 import { h } from '../lib/dom.js';
-import type { Notebook } from './notebook.js';
+import type { Notebook } from './document.js';
 
 export interface Heading {
   level: number;

@@ -3,10 +3,9 @@ import { replaceSharedNotebook } from '@nbserve/core/ycells';
 import { api, type ContentsModel, contentsRoute } from '../../lib/api.js';
 import { toast } from '../../lib/dom.js';
 import type { Cell } from '../cell.js';
+import type { Notebook } from '../document.js';
 import type { KernelConnection } from '../kernel.js';
 import type { NotebookData } from '../model.js';
-import type { Notebook } from '../notebook.js';
-import { widgetHost } from '../widgets/host.js';
 import { NotebookBinding } from './binding.js';
 import { toSharedCell } from './cells.js';
 import { executeOnServer, whenStarted } from './execute.js';
@@ -93,7 +92,7 @@ export class LiveNotebook {
   /** Has the server write the document to `path` now; resolves with the file's model. */
   async save(path: string): Promise<ContentsModel> {
     // The widgets' state is the page's to give (its manager holds it), as without sharing.
-    const { widgets } = widgetHost.metadataForSave(this.nb.metadata);
+    const { widgets } = this.nb.widgets.metadataForSave(this.nb.metadata);
     if (widgets !== undefined)
       this.binding.ynotebook.updateMetadata({ widgets } as Parameters<YNotebook['updateMetadata']>[0]);
     if (!(await this.saver.save())) throw new Error('The server could not save the notebook');

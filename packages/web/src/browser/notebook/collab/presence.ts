@@ -1,6 +1,6 @@
 import type { Awareness } from 'y-protocols/awareness';
 import { h } from '../../lib/dom.js';
-import type { Notebook } from '../notebook.js';
+import type { Notebook } from '../document.js';
 
 /** Colours of remote users' carets and labels (readable on white, told apart from each other). */
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#e377c2', '#8c564b'];

@@ -106,6 +106,3 @@ export class WidgetHost implements WidgetViews {
     return this.manager;
   }
 }
-
-/** The page has one notebook, hence one widget host. */
-export const widgetHost = new WidgetHost();

@@ -37,7 +37,7 @@ export class PageWidgetManager extends ManagerBase {
 
   constructor(
     private readonly kernel: KernelConnection,
-    /** Draws widget views inside Output widgets' outputs (see output.ts). */
+    /** The page's widget host: Output widgets draw the widgets they hold through it. */
     readonly views: WidgetViews,
   ) {
     super();

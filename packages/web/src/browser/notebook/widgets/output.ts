@@ -35,7 +35,7 @@ export class OutputView extends DOMWidgetView {
   private show(): void {
     const outputs = (this.model.get('outputs') ?? []) as Output[];
     // Output widgets are shown sanitized, as untrusted outputs: no scripts run from widget state.
-    // the manager's views (manager.ts imports this module, so it is not imported back as a type)
+    // The manager (manager.ts) holds the page's widget host; typed here without importing it back.
     const { views } = this.model.widget_manager as unknown as { views: WidgetViews };
     const area = new OutputArea(outputs.map(normaliseOutput), false, new DisplayRegistry(), views);
     this.el.replaceChildren(area.element);

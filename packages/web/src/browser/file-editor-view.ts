@@ -5,7 +5,7 @@ import { highlightSelectionMatches, openSearchPanel, search, searchKeymap } from
 import { Compartment, EditorState, type Extension, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { classHighlighter } from '@lezer/highlight';
-import { languageSupport } from './notebook/editor.js';
+import { languageSupport } from './lib/code-languages.js';
 
 /** The languages the editor page offers, by name; the file's extension picks the first one. */
 export const LANGUAGES = {

@@ -14,7 +14,7 @@ import { toast } from './lib/dom.js';
 const content = getContents(pageConfig().path, { type: 'notebook', hash: '1' });
 content.catch(() => undefined); // reported by start() below
 
-import('./notebook/app.js')
+import('./notebook/page-controller.js')
   .then(({ NotebookApp }) => new NotebookApp().start(content))
   .catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);

@@ -6,71 +6,11 @@ import {
   startCompletion,
 } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from '@codemirror/commands';
-import { javascript, javascriptLanguage, typescriptLanguage } from '@codemirror/lang-javascript';
-import { markdown, markdownLanguage } from '@codemirror/lang-markdown';
-import { python, pythonLanguage } from '@codemirror/lang-python';
-import {
-  bracketMatching,
-  indentOnInput,
-  indentUnit,
-  type LanguageSupport,
-  syntaxHighlighting,
-} from '@codemirror/language';
+import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from '@codemirror/language';
 import { Compartment, EditorState, type Extension, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, type KeyBinding, keymap, lineNumbers } from '@codemirror/view';
 import { classHighlighter, highlightCode } from '@lezer/highlight';
-
-/** Jupyter counts cursor positions in Unicode code points; JS strings in UTF-16 units. */
-export function toCodePoints(text: string, utf16: number): number {
-  return [...text.slice(0, utf16)].length;
-}
-
-export function fromCodePoints(text: string, points: number): number {
-  let units = 0;
-  let seen = 0;
-  for (const ch of text) {
-    if (seen >= points) break;
-    units += ch.length;
-    seen++;
-  }
-  return units;
-}
-
-export function languageSupport(language: string): LanguageSupport | undefined {
-  switch (language.toLowerCase()) {
-    case 'python':
-    case 'ipython':
-    case 'ipython3':
-      return python();
-    case 'javascript':
-    case 'js':
-      return javascript();
-    case 'typescript':
-    case 'ts':
-      return javascript({ typescript: true });
-    case 'markdown':
-      return markdown();
-    default:
-      return undefined;
-  }
-}
-
-function parserFor(language: string) {
-  switch (language.toLowerCase()) {
-    case 'python':
-    case 'ipython':
-    case 'ipython3':
-      return pythonLanguage.parser;
-    case 'javascript':
-      return javascriptLanguage.parser;
-    case 'typescript':
-      return typescriptLanguage.parser;
-    case 'markdown':
-      return markdownLanguage.parser;
-    default:
-      return undefined;
-  }
-}
+import { languageSupport, parserFor } from '../lib/code-languages.js';
 
 /**
  * Static syntax-highlighted source for cells that have no editor yet: building a CodeMirror

@@ -1,16 +1,16 @@
 import { h } from '../lib/dom.js';
 import { Cell } from './cell.js';
+import type { EditorHooks } from './cell-codemirror.js';
 import { cellEditorSupport } from './cell-editor.js';
 import { CellRunner } from './cell-runner.js';
 import type { SharedStructure } from './collab/structure.js';
 import type { CommandId } from './commands.js';
-import type { EditorHooks } from './editor.js';
 import type { KernelConnection } from './kernel.js';
 import { blankCell, type CellData, type CellType, type NotebookData, serialiseOutput } from './model.js';
 import { DisplayRegistry } from './output-area.js';
 import { Pager } from './pager.js';
 import { ResumeTracker } from './resume.js';
-import { widgetHost } from './widgets/host.js';
+import { WidgetHost } from './widgets/host.js';
 
 export type Mode = 'command' | 'edit';
 
@@ -33,6 +33,8 @@ export class Notebook {
   dirty = false;
   trusted = false;
   private readonly displays = new DisplayRegistry();
+  /** The page's Jupyter widgets: comm messages, widget outputs, their saved state. */
+  readonly widgets = new WidgetHost();
   private clipboard: CellData[] = [];
   private loadGeneration = 0;
   private readonly deleted: { index: number; cells: CellData[] }[] = [];
@@ -56,7 +58,7 @@ export class Notebook {
     runCommand: (id: CommandId) => void = () => {},
   ) {
     this.runner = new CellRunner(this, kernel, resume);
-    widgetHost.attach(kernel);
+    this.widgets.attach(kernel);
     this.editorSupport = cellEditorSupport(this, runCommand);
     document.body.classList.add('command-mode');
     this.element.addEventListener('mousedown', (e) => this.onMouseDown(e));
@@ -97,7 +99,7 @@ export class Notebook {
 
   private async build(nb: NotebookData, trusted: boolean, firstSlice: () => void): Promise<void> {
     this.metadata = nb.metadata;
-    widgetHost.useMetadata(nb.metadata);
+    this.widgets.useMetadata(nb.metadata);
     this.trusted = trusted;
     this.element.replaceChildren();
     this.cells = [];
@@ -140,7 +142,7 @@ export class Notebook {
     return {
       nbformat: 4,
       nbformat_minor: 5,
-      metadata: widgetHost.metadataForSave(this.metadata),
+      metadata: this.widgets.metadataForSave(this.metadata),
       cells: this.cells.map((c) => c.toJSON(serialiseOutput)),
     };
   }
@@ -247,7 +249,7 @@ export class Notebook {
       data,
       trusted,
       this.displays,
-      widgetHost,
+      this.widgets,
       () => this.language,
       (cell) => ({
         ...this.editorSupport,

@@ -6,10 +6,10 @@ import { icon } from '../lib/icons.js';
 import { watchKernelUsage } from '../lib/kernel-usage.js';
 import { themeToggle } from '../lib/theme.js';
 import type { CommandId, CommandRegistry, MenuName } from './commands.js';
+import type { Mode, Notebook } from './document.js';
 import type { KernelStatus } from './kernel.js';
 import { renderMenuBar } from './menus.js';
 import type { CellType } from './model.js';
-import type { Mode, Notebook } from './notebook.js';
 
 /** The toolbar's buttons: command, icon, and text beside the icon if any. */
 export const TOOLBAR: readonly (readonly [CommandId, string, string?])[] = [

@@ -2,7 +2,7 @@ import './../styles/base.css';
 import './../styles/editor.css';
 import './lib/theme.js';
 import { basename, dirname, joinPath, url } from '../shared/paths.js';
-import { FileEditor, LANGUAGES, type Language, languageOf } from './file-editor.js';
+import { FileEditor, LANGUAGES, type Language, languageOf } from './file-editor-view.js';
 import { api, type ContentsModel, contentsRoute, getContents } from './lib/api.js';
 import { pageConfig } from './lib/config.js';
 import { promptDialog, showDialog } from './lib/dialog.js';
