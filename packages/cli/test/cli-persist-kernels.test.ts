@@ -1,3 +1,4 @@
+// needs: kernel
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';

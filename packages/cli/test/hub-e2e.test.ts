@@ -1,4 +1,4 @@
-// needs: kernel, jupyterhub
+// needs: kernel, browser, jupyterhub
 /**
  * nbserve as the single-user server of a real JupyterHub (Debian's 3.0): alice logs in through the
  * hub and its OAuth flow, lands on nbserve's dashboard, runs code through the proxy's WebSocket;

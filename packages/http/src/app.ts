@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { TrieRouter } from 'hono/router/trie-router';
-import { auditActor } from './audit/actor.js';
+import { auditActor } from './audit/request-actor.js';
 import { corsGuard } from './auth/cors.js';
 import { hostGuard } from './auth/host-guard.js';
 import { registerHubRoutes } from './auth/hub/browser.js';

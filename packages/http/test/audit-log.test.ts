@@ -1,3 +1,4 @@
+// needs: kernel
 import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

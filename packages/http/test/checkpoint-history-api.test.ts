@@ -1,3 +1,4 @@
+// needs: jupyter_server
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ContentsManager } from '@jupyterlab/services';

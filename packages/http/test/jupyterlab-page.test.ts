@@ -1,3 +1,4 @@
+// needs: kernel, browser
 /**
  * The real JupyterLab 4 (packages/jupyterlab's build) in headless Chromium against a real nbserve,
  * under the root and under an escaped base URL: it loads with no error caused by the server, runs

@@ -1,3 +1,4 @@
+// needs: kernel
 /**
  * JupyterLab with `--gateway-url` kernels: nothing in the lab side depends on where kernels run.
  * The page, settings and the requests JupyterLab makes at start answer as without a gateway, and

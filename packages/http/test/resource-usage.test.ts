@@ -1,3 +1,4 @@
+// needs: kernel
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// needs: browser
 /**
  * "Open in JupyterLab" in Chromium: shown when JupyterLab is built here, it opens the folder the
  * dashboard shows by then (after moves inside the page) and the notebook the notebook page shows,

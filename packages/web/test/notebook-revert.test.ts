@@ -1,3 +1,4 @@
+// needs: browser
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';

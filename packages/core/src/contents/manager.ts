@@ -71,10 +71,7 @@ export class ContentsManager {
   /** What is served again instead of read afresh, and when it no longer holds (see ContentsCache). */
   readonly #cache: ContentsCache;
   readonly #served: ServedBytes;
-  /**
-   * The buffer notebooks are serialized into, reused from save to save (see SpareBuffer): only
-   * when the store and the checkpoints declare they keep nothing of what they are given.
-   */
+  /** Notebooks are serialized into it, reused from save to save when store and checkpoints keep nothing. */
   readonly #saveBuffers: SpareBuffer | undefined;
 
   constructor(options: ContentsManagerOptions) {

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { NbserveEnv } from '../env.js';
-import { requestActor } from './actor.js';
 import type { AuditFields } from './auditor.js';
+import { requestActor } from './request-actor.js';
 
 /** One audit line for the action this request did (nothing when the audit log is off). */
 export function recordAudit(c: Context<NbserveEnv>, event: string, fields: AuditFields): void {

@@ -2,7 +2,7 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { badRequest } from '@nbserve/core';
 import type { Hono } from 'hono';
 import type { WebSocket } from 'ws';
-import { requestActor } from '../audit/actor.js';
+import { requestActor } from '../audit/request-actor.js';
 import type { NbserveEnv } from '../env.js';
 import { kernelIdParam } from '../routes/api/kernels.js';
 import { requireWebSocketUpgrade } from './upgrade-request.js';

@@ -1,7 +1,7 @@
 import type { ExecutionRequest } from '@nbserve/core';
 import type { Context, Hono, Next } from 'hono';
 import * as v from 'valibot';
-import { requestActor } from '../../audit/actor.js';
+import { requestActor } from '../../audit/request-actor.js';
 import type { NbserveEnv } from '../../env.js';
 import { parseJsonBody } from '../../validate.js';
 import { collaborationOf } from './collaboration.js';
