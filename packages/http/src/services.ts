@@ -189,7 +189,11 @@ export function createServices(options: NbserveOptions): Services {
     sessions,
     channels,
     get terminals() {
-      if (terminals === undefined) terminals = closed ? null : createTerminalServices(options, activity);
+      if (terminals === undefined) {
+        terminals = closed ? null : createTerminalServices(options, activity);
+        // Every end is a stop: a DELETE (its request's actor), a shell that exits, a cull (the server's).
+        if (audit) terminals?.manager.onRemoved((name) => audit.record('terminal.stop', { terminal: name }));
+      }
       return terminals;
     },
     get collaboration() {

@@ -134,6 +134,13 @@ describe('the audit log (--audit-log)', () => {
     };
     const socket = await TerminalSocket.open(server.wsUrl(`terminals/websocket/${terminal.name}?token=${TOKEN}`));
     socket.ws.close();
+    // A terminal whose shell exits by itself (`exit` typed in it) is stopped too (started while the first runs: names are reused).
+    const exiting = (await (await server.fetch('api/terminals', { method: 'POST', json: {} })).json()) as {
+      name: string;
+    };
+    const exitingSocket = await TerminalSocket.open(server.wsUrl(`terminals/websocket/${exiting.name}?token=${TOKEN}`));
+    exitingSocket.stdin('exit\r');
+    await exitingSocket.waitClosed();
     expect((await server.fetch(`api/terminals/${terminal.name}`, { method: 'DELETE' })).status).toBe(204);
 
     await waitFor(async () => (await readLog(file)).lines.some((l) => l.event === 'kernel.execute'));
@@ -194,6 +201,7 @@ describe('the audit log (--audit-log)', () => {
     expect(find('kernel.shutdown', { kernel_id: js.id })).toHaveLength(1);
     expect(find('terminal.start', { terminal: terminal.name })).toHaveLength(1);
     expect(find('terminal.stop', { terminal: terminal.name })).toHaveLength(1);
+    expect(find('terminal.stop', { terminal: exiting.name })).toHaveLength(1);
     // No secret anywhere: the token, the password (right or wrong), the login cookie, the XSRF value.
     for (const secret of [TOKEN, password, 'wrong-token-123', 'not-the-password', loginCookie, xsrf]) {
       expect(text.includes(secret), `the log holds ${secret.slice(0, 8)}…`).toBe(false);

@@ -72,8 +72,7 @@ export function registerTerminalRoutes(app: Hono<NbserveEnv>): void {
     const terminals = terminalManager(c);
     if (!terminals) return next();
     const name = terminalNameParam(c);
-    await terminals.terminate(name);
-    recordAudit(c, 'terminal.stop', { terminal: name });
+    await terminals.terminate(name); // the audit log's terminal.stop comes from the manager's removal
     return c.body(null, 204);
   });
 }
