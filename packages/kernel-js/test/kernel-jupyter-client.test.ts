@@ -21,7 +21,6 @@ const CLI = [
 /** One execute through jupyter_client's KernelManager + BlockingKernelClient. */
 const CLIENT_SCRIPT = `
 import json, sys
-import { makeTempDir } from '../../../testing/temp.js';
 from jupyter_client.manager import KernelManager
 km = KernelManager(kernel_name=sys.argv[1])
 km.start_kernel()
