@@ -98,6 +98,10 @@ describe('KernelSpecManager', () => {
     expect(warnings.some((w) => w.includes('incomplete') && w.includes('argv'))).toBe(true);
     expect((await manager.get('SHARED')).spec.display_name).toBe('High');
     await expect(manager.get('nope')).rejects.toThrow('Kernel spec nope not found');
+    // names of Object.prototype are not specs (the API fuzzer found a 500 there)
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      await expect(manager.get(name)).rejects.toThrow(`Kernel spec ${name} not found`);
+    }
   });
 
   it('sees specs added and removed after the first listing', async () => {

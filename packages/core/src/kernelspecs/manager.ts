@@ -84,7 +84,9 @@ export class KernelSpecManager implements KernelSpecSource {
   /** One spec by name (case-insensitive). Throws not-found `Kernel spec <name> not found`. */
   async get(name: string): Promise<KernelSpecEntry> {
     const { kernelspecs } = await this.list();
-    const entry = kernelspecs[name.toLowerCase()];
+    const key = name.toLowerCase();
+    // own names only: `constructor` or `__proto__` are not specs
+    const entry = Object.hasOwn(kernelspecs, key) ? kernelspecs[key] : undefined;
     if (!entry) throw notFound(`Kernel spec ${name} not found`);
     return entry;
   }
