@@ -26,8 +26,19 @@ const LicensesQuery = v.object({
   bundles: v.optional(v.pipe(v.string(), v.maxLength(200, 'bundles is too long')), '.*'),
 });
 
+/** Each build's bundle name, read once: the build does not change while it is served. */
+const bundleNames = new WeakMap<LabApp, Promise<string>>();
+
+function appBundleName(app: LabApp): Promise<string> {
+  const known = bundleNames.get(app);
+  if (known) return known;
+  const name = readAppBundleName(app);
+  bundleNames.set(app, name);
+  return name;
+}
+
 /** The app bundle's name, from the `package.json` in or above its static folder (as jupyterlab_server). */
-async function appBundleName(app: LabApp): Promise<string> {
+async function readAppBundleName(app: LabApp): Promise<string> {
   for (const file of [path.join(app.staticDir, 'package.json'), path.join(app.dir, 'package.json')]) {
     try {
       const pkg: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
