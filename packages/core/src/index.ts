@@ -27,3 +27,4 @@ export {
 } from './util/spare-buffer.js';
 export { removeOrphanTempsOf, type SweepOptions, sweepOrphanTemps, tempPathFor } from './util/temp-files.js';
 export { isWellFormedText } from './util/unicode.js';
+export { describeIssues } from './util/validation-issues.js';

@@ -1,5 +1,6 @@
 import {
   badRequest,
+  describeIssues,
   isNbserveError,
   JsonTooDeepError,
   parseJsonBytes,
@@ -15,7 +16,7 @@ import { decodeUtf8, readBodyBytes } from './request-body.js';
 export function parseWith<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, value);
   if (result.success) return result.output;
-  throw badRequest(`Invalid ${what}: ${v.summarize(result.issues).replace(/\n/g, '; ')}`);
+  throw badRequest(`Invalid ${what}: ${describeIssues(result.issues)}`);
 }
 
 /**

@@ -44,6 +44,16 @@ const CASES: Case[] = [
     url: '/api/contents/a.txt',
     body: '{"type":5,"format":"text","content":"x"}',
     status: 400,
+    // one line naming the field, without valibot's terminal marks (× and →)
+    message: /^Invalid request body: [^×→\n]* \(at type\)$/,
+  },
+  {
+    what: 'null body',
+    method: 'PUT',
+    url: '/api/contents/a.txt',
+    body: 'null',
+    status: 400,
+    message: /^Invalid request body: [^×→\n]+$/,
   },
   {
     what: 'content not a string',

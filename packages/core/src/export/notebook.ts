@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
+import { describeIssues } from '../util/validation-issues.js';
 
 /**
  * The parts of an nbformat v4 notebook the exporters read. Loose on purpose: unknown keys are
@@ -60,7 +61,7 @@ export type ExportOutput = v.InferOutput<typeof Output>;
 export function parseExportNotebook(value: unknown): ExportNotebook {
   const result = v.safeParse(ExportNotebookSchema, value);
   if (!result.success) {
-    throw badRequest(`Not an nbformat 4 notebook: ${v.summarize(result.issues).split('\n')[0]}`, 'bad notebook');
+    throw badRequest(`Not an nbformat 4 notebook: ${describeIssues(result.issues.slice(0, 1))}`, 'bad notebook');
   }
   return result.output;
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { describeIssues } from '../util/validation-issues.js';
 
 /** A kernel.json normalized to exactly the fields the REST model returns. */
 export interface KernelSpec {
@@ -40,7 +41,7 @@ const KernelJsonSchema = v.object({
 /** Validates a parsed kernel.json and drops the keys the REST model does not carry. */
 export function normalizeKernelSpec(value: unknown): { spec: KernelSpec } | { error: string } {
   const result = v.safeParse(KernelJsonSchema, value);
-  if (!result.success) return { error: v.summarize(result.issues).replace(/\n/g, '; ') };
+  if (!result.success) return { error: describeIssues(result.issues) };
   const o = result.output;
   return {
     spec: {

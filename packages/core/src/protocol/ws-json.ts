@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import * as v from 'valibot';
 import { badRequest } from '../errors.js';
 import { isObject } from '../util/is-object.js';
+import { describeIssues } from '../util/validation-issues.js';
 import { allocFrame } from './frame-slab.js';
 import { parsePart, peekStringField, toRaw } from './json-parts.js';
 import { messagePartSpans, type PartName } from './json-spans.js';
@@ -71,7 +72,7 @@ function toMessage(value: unknown, buffers: Uint8Array[]): ChannelMessage {
   if (plain) return plain;
   const parsed = v.safeParse(MessageSchema, value);
   if (!parsed.success) {
-    throw badRequest(`Invalid kernel message: ${v.summarize(parsed.issues).replace(/\n/g, '; ')}`, 'bad message');
+    throw badRequest(`Invalid kernel message: ${describeIssues(parsed.issues)}`, 'bad message');
   }
   const m = parsed.output;
   // Upstream assumes `shell` when the channel is missing.

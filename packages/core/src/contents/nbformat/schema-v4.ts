@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { describeIssues } from '../../util/validation-issues.js';
 
 /**
  * nbformat v4 (minor 0-5) as valibot schemas, transcribed from nbformat.v4.schema.json.
@@ -118,7 +119,7 @@ export const notebookShapeSchema = v.union([
 /** Full schema check; `null` when valid, else a readable summary of the problems. */
 export function validateNotebookV4(nb: unknown): string | null {
   const result = v.safeParse(notebookV4Schema, nb);
-  if (!result.success) return v.summarize(result.issues).replace(/\n/g, '; ');
+  if (!result.success) return describeIssues(result.issues);
   if (result.output.nbformat_minor >= 5) {
     const missing = result.output.cells.findIndex((cell) => typeof (cell as { id?: unknown }).id !== 'string');
     if (missing !== -1) return `cells[${missing}]: 'id' is a required property (nbformat 4.5+)`;

@@ -1,3 +1,4 @@
+import { describeIssues } from '@nbserve/core';
 import * as v from 'valibot';
 
 /**
@@ -117,7 +118,7 @@ function parseScopes(raw: string | undefined, name: string): string[] | null {
     throw new Error(`${name} is not JSON`);
   }
   const result = v.safeParse(ScopeList, parsed);
-  if (!result.success) throw new Error(`${name} is not a JSON list of scopes: ${v.summarize(result.issues)}`);
+  if (!result.success) throw new Error(`${name} is not a JSON list of scopes: ${describeIssues(result.issues)}`);
   return result.output;
 }
 

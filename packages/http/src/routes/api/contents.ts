@@ -4,7 +4,7 @@ import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { recordAudit } from '../../audit/record.js';
 import type { NbserveEnv } from '../../env.js';
-import { readJsonBody, readJsonBodyBytes } from '../../validate.js';
+import { parseWith, readJsonBody, readJsonBodyBytes } from '../../validate.js';
 import { escapePath, httpDate, pathSegmentsAfter, urlBase } from '../contents-path.js';
 
 type Ctx = Context<NbserveEnv>;
@@ -280,9 +280,7 @@ async function trust(c: Ctx, path: string): Promise<Response> {
 function parseBody<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
   // valibot's object() accepts arrays; a contents body never is one.
   if (Array.isArray(value)) throw badRequest('Invalid request body: The request body must be a JSON object');
-  const result = v.safeParse(schema, value);
-  if (result.success) return result.output;
-  throw badRequest(`Invalid request body: ${v.summarize(result.issues).replace(/\n/g, '; ')}`);
+  return parseWith(schema, value, 'request body');
 }
 
 /**
