@@ -24,6 +24,7 @@ import {
   type KernelSpecSource,
   LegacyNotebookRegistry,
   LegacyNotebooks,
+  LentBuffers,
   LocalProvisioner,
   loadOrCreateSecret,
   MemorySessionStore,
@@ -70,6 +71,8 @@ export interface Services {
   readonly identity: Identity;
   /** Files, directories, notebooks and checkpoints behind `/api/contents` and `/files`. */
   readonly contents: ContentsManager;
+  /** The big buffers this server lends: request bodies are read into them, `contents` reads and saves in them. */
+  readonly lent: LentBuffers;
   /** IPython parallel clusters behind `/clusters` and `/api/clusters`. */
   readonly clusters: ClusterManager;
   /** The formats of `/api/nbconvert` and `/nbconvert/<format>`. */
@@ -121,7 +124,8 @@ const SWEEP_DELAY_MS = 1000;
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
   let collaboration: Promise<CollaborationServices> | null | undefined;
-  const contents = createContentsManager(options);
+  const lent = new LentBuffers();
+  const contents = createContentsManager(options, lent);
   // Not before the first requests: on a big root the walk would compete with them.
   setTimeout(() => {
     if (!closed) sweepOrphanTempFiles(options);
@@ -162,6 +166,7 @@ export function createServices(options: NbserveOptions): Services {
     audit,
     metrics,
     contents,
+    lent,
     get clusters() {
       clusters ??= createClusterManager(options);
       return clusters;
@@ -240,8 +245,9 @@ function startKernelPools(options: NbserveOptions, kernels: KernelManager): void
   kernels.startPools().catch((error: Error) => options.logger.error(`Kernel pools not started: ${error.message}`));
 }
 
-function createContentsManager(options: NbserveOptions): ContentsManager {
+function createContentsManager(options: NbserveOptions, lent: LentBuffers): ContentsManager {
   return new ContentsManager({
+    lent,
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     checkpointsKeep: options.checkpointsKeep,
