@@ -38,6 +38,7 @@ import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { AuditedKernelManager } from './audit/audited-kernels.js';
 import { Auditor } from './audit/auditor.js';
+import { auditContents } from './audit/contents.js';
 import { executeRecorder } from './audit/execute.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
@@ -228,6 +229,7 @@ export function createServices(options: NbserveOptions): Services {
       audit?.close();
     },
   };
+  if (audit) services.events.onContents(auditContents(audit)); // the contents routes emit, the audit log listens
   void adopted.then(() => resumeCellRuns(services));
   return services;
 }
