@@ -19,12 +19,7 @@ export * from './terminals/index.js';
 export * from './usage/index.js';
 export { writeFileAtomic } from './util/atomic-write.js';
 export { isObject } from './util/is-object.js';
-export {
-  SpareBuffer,
-  type SpareBufferOptions,
-  secondSpareBuffer,
-  sharedSpareBuffer,
-} from './util/spare-buffer.js';
+export { LentBuffers, SpareBuffer, type SpareBufferOptions } from './util/spare-buffer.js';
 export { removeOrphanTempsOf, type SweepOptions, sweepOrphanTemps, tempPathFor } from './util/temp-files.js';
 export { isWellFormedText } from './util/unicode.js';
 export { describeIssues } from './util/validation-issues.js';

@@ -1,7 +1,8 @@
 import { isAscii } from 'node:buffer';
 import { IncomingMessage } from 'node:http';
-import { badRequest, sharedSpareBuffer } from '@nbserve/core';
+import { badRequest, type SpareBuffer } from '@nbserve/core';
 import type { Context } from 'hono';
+import type { NbserveEnv } from './env.js';
 
 /**
  * A request body as text: strict UTF-8 (a BOM dropped), so bytes that are not UTF-8 are a 400
@@ -10,11 +11,11 @@ import type { Context } from 'hono';
  * - Under @hono/node-server (its env carries the Node request), a body with a Content-Length that
  *   nothing has read yet is copied from the socket straight into one buffer of that size: no
  *   chunk list to concatenate, no ArrayBuffer copy of it. Elsewhere, the Fetch API's way.
- * - That buffer is reused by the next big body (see SpareBuffer).
+ * - That buffer is the server's shared spare (`Services.lent`), reused by the next big body and by saves.
  * - Pure ASCII, the usual JSON body (a notebook's images are base64), is read as Latin-1: the same
  *   string, about ten times faster than UTF-8 decoding.
  */
-export async function readBodyText(c: Context): Promise<string> {
+export async function readBodyText(c: Context<NbserveEnv>): Promise<string> {
   const body = await readBodyBytes(c);
   try {
     return decodeUtf8(body.bytes);
@@ -27,7 +28,7 @@ export async function readBodyText(c: Context): Promise<string> {
  * The request body's bytes, read as readBodyText reads them; `release()` gives the memory they
  * are in back for the next big body once nothing reads them any more.
  */
-export async function readBodyBytes(c: Context): Promise<{ bytes: Uint8Array; release: () => void }> {
+export async function readBodyBytes(c: Context<NbserveEnv>): Promise<{ bytes: Uint8Array; release: () => void }> {
   const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
   const declared = c.req.header('content-length');
   const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
@@ -38,10 +39,11 @@ export async function readBodyBytes(c: Context): Promise<{ bytes: Uint8Array; re
     !incoming.readableDidRead &&
     !c.req.raw.bodyUsed
   ) {
-    const body = await readIncoming(incoming, length);
+    const buffers = c.get('services').lent.shared;
+    const body = await readIncoming(incoming, length, buffers);
     let lent = true;
     const release = () => {
-      if (lent) bodyBuffers.give(body);
+      if (lent) buffers.give(body);
       lent = false;
     };
     return { bytes: body, release };
@@ -63,12 +65,12 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-function readIncoming(incoming: IncomingMessage, length: number): Promise<Buffer> {
+function readIncoming(incoming: IncomingMessage, length: number, buffers: SpareBuffer): Promise<Buffer> {
   if (length === 0) return Promise.resolve(Buffer.alloc(0));
   if (incoming.destroyed) return Promise.reject(new Error('Request closed before its body was read'));
   return new Promise((resolve, reject) => {
     // The body-limit middleware has already refused a Content-Length over the limit.
-    const body = bodyBuffers.take(length).subarray(0, length);
+    const body = buffers.take(length).subarray(0, length);
     let received = 0;
     const finish = (error: Error | null) => {
       incoming.off('data', onData);
@@ -76,7 +78,7 @@ function readIncoming(incoming: IncomingMessage, length: number): Promise<Buffer
       incoming.off('error', onError);
       incoming.off('close', onClose);
       if (error) {
-        bodyBuffers.give(body);
+        buffers.give(body);
         reject(error);
       } else resolve(body);
     };
@@ -99,6 +101,3 @@ function readIncoming(incoming: IncomingMessage, length: number): Promise<Buffer
     incoming.on('close', onClose);
   });
 }
-
-/** The buffer big bodies are read into, reused from body to body and by saves (see SpareBuffer). */
-const bodyBuffers = sharedSpareBuffer;

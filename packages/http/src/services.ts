@@ -24,6 +24,7 @@ import {
   type KernelSpecSource,
   LegacyNotebookRegistry,
   LegacyNotebooks,
+  LentBuffers,
   LocalProvisioner,
   loadOrCreateSecret,
   MemorySessionStore,
@@ -37,6 +38,7 @@ import { builtinKernelSpecs } from '@nbserve/kernel-js';
 import { Activity } from './activity.js';
 import { AuditedKernelManager } from './audit/audited-kernels.js';
 import { Auditor } from './audit/auditor.js';
+import { auditContents } from './audit/contents.js';
 import { executeRecorder } from './audit/execute.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
@@ -70,6 +72,8 @@ export interface Services {
   readonly identity: Identity;
   /** Files, directories, notebooks and checkpoints behind `/api/contents` and `/files`. */
   readonly contents: ContentsManager;
+  /** The big buffers this server lends: request bodies are read into them, `contents` reads and saves in them. */
+  readonly lent: LentBuffers;
   /** IPython parallel clusters behind `/clusters` and `/api/clusters`. */
   readonly clusters: ClusterManager;
   /** The formats of `/api/nbconvert` and `/nbconvert/<format>`. */
@@ -121,7 +125,8 @@ const SWEEP_DELAY_MS = 1000;
 export function createServices(options: NbserveOptions): Services {
   let closed = false;
   let collaboration: Promise<CollaborationServices> | null | undefined;
-  const contents = createContentsManager(options);
+  const lent = new LentBuffers();
+  const contents = createContentsManager(options, lent);
   // Not before the first requests: on a big root the walk would compete with them.
   setTimeout(() => {
     if (!closed) sweepOrphanTempFiles(options);
@@ -162,6 +167,7 @@ export function createServices(options: NbserveOptions): Services {
     audit,
     metrics,
     contents,
+    lent,
     get clusters() {
       clusters ??= createClusterManager(options);
       return clusters;
@@ -223,6 +229,7 @@ export function createServices(options: NbserveOptions): Services {
       audit?.close();
     },
   };
+  if (audit) services.events.onContents(auditContents(audit)); // the contents routes emit, the audit log listens
   void adopted.then(() => resumeCellRuns(services));
   return services;
 }
@@ -240,8 +247,9 @@ function startKernelPools(options: NbserveOptions, kernels: KernelManager): void
   kernels.startPools().catch((error: Error) => options.logger.error(`Kernel pools not started: ${error.message}`));
 }
 
-function createContentsManager(options: NbserveOptions): ContentsManager {
+function createContentsManager(options: NbserveOptions, lent: LentBuffers): ContentsManager {
   return new ContentsManager({
+    lent,
     store: options.contentsStore ?? new FileSystemStore(options.root),
     ...(options.checkpointStore ? { checkpoints: options.checkpointStore } : {}),
     checkpointsKeep: options.checkpointsKeep,

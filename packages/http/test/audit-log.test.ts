@@ -209,6 +209,36 @@ describe('the audit log (--audit-log)', () => {
     expect(text).not.toMatch(/cookie|authorization|_xsrf/i);
   });
 
+  it('records what the contents events announce, creates and chunks included, and nothing for a refused change or a read', async () => {
+    const file = path.join(logDir, 'contents.log');
+    s = await startServer({ auditLog: file });
+    const server = s;
+    await fs.mkdir(path.join(server.root, 'dir'));
+    expect((await server.fetch('api/contents/dir', { method: 'POST', json: { type: 'notebook' } })).status).toBe(201);
+    expect((await server.fetch('api/contents/dir', { method: 'PUT' })).status).toBe(201);
+    const chunk = (n: number, content: string) =>
+      server.fetch('api/contents/dir/big.bin', {
+        method: 'PUT',
+        json: { type: 'file', format: 'base64', chunk: n, content: Buffer.from(content).toString('base64') },
+      });
+    expect((await chunk(1, 'abc')).status).toBe(201);
+    expect((await chunk(-1, 'de')).status).toBe(200);
+    expect((await server.fetch('api/contents/dir/big.bin')).status).toBe(200);
+    expect((await server.fetch('api/contents/dir/missing.txt', { method: 'DELETE' })).status).toBe(404);
+    expect((await server.fetch('api/contents/dir/x.txt', { method: 'PATCH', json: { path: '../../x' } })).status).toBe(
+      400,
+    );
+    await waitFor(async () => (await readLog(file)).lines.filter((l) => l.event.startsWith('contents.')).length >= 4);
+    const lines = (await readLog(file)).lines.filter((l) => l.event.startsWith('contents.'));
+    const strip = ({ time: _time, user: _user, ...rest }: Line) => rest;
+    expect(lines.map(strip)).toEqual([
+      { event: 'contents.create', client: '127.0.0.1', path: 'dir/Untitled.ipynb', type: 'notebook' },
+      { event: 'contents.create', client: '127.0.0.1', path: 'dir/untitled', type: 'file' },
+      { event: 'contents.upload', client: '127.0.0.1', path: 'dir/big.bin', type: 'file', size: 3, chunk: 1 },
+      { event: 'contents.upload', client: '127.0.0.1', path: 'dir/big.bin', type: 'file', size: 5, chunk: -1 },
+    ]);
+  });
+
   it('--audit-log-code hash records the SHA-256 of the code instead of its text', async () => {
     const file = path.join(logDir, 'hashed.log');
     s = await startServer({ auditLog: file, auditLogCode: 'hash' });

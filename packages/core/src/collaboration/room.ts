@@ -15,17 +15,12 @@ import {
   syncStep2,
   syncUpdate,
 } from './protocol.js';
+import { type AwarenessChange, type RoomClient, RoomClients } from './room-clients.js';
 import type { SharedDocument } from './shared-document.js';
 import type { UpdateLog } from './update-log.js';
 import { isTextOnlyUpdate, notebookProblem } from './validate.js';
 
-/** One client's end of a room, as the transport (a WebSocket) provides it. */
-export interface RoomClient {
-  send(data: Uint8Array): void;
-  close(code: number, reason: string): void;
-  /** Bytes handed to `send` not yet written to the network. */
-  readonly bufferedAmount: number;
-}
+export type { RoomClient };
 
 export interface RoomLimits {
   /** Largest encoded document state; an update past it is refused. */
@@ -66,7 +61,7 @@ export class Room {
   /** The notebook's per-cell trust, marked on every save (undefined for a text file). */
   readonly trust: CellTrust | undefined;
   readonly #options: RoomOptions;
-  readonly #clients = new Map<RoomClient, Set<number>>();
+  readonly #clients: RoomClients;
   #holds = 0;
   #size: number;
   #saveTimer: NodeJS.Timeout | undefined;
@@ -93,7 +88,16 @@ export class Room {
     doc.on('afterTransaction', (tr: Y.Transaction) =>
       trust?.observe(tr, tr.origin === SERVER_ORIGIN ? 'server' : tr.origin === DISK_ORIGIN ? 'disk' : 'client'),
     );
-    this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.#onAwareness(change, origin));
+    this.#clients = new RoomClients({
+      awareness: this.awareness,
+      maxBufferedBytes: options.maxBufferedBytes,
+      closed: () => this.#closed,
+      warn: (message) => options.warn(`Room ${this.id}: ${message}`),
+      left: () => this.#maybeIdle(),
+    });
+    this.awareness.on('update', (change: AwarenessChange, origin: unknown) =>
+      this.#clients.awarenessChanged(change, origin),
+    );
     this.#disk = new DiskWatch(options.file, options.pollMs, () => void this.#poll());
   }
 
@@ -122,13 +126,13 @@ export class Room {
 
   /** Adds a client; the returned functions feed it its messages and tell the room it left. */
   connect(client: RoomClient): { receive(data: Uint8Array): void; disconnect(): void } {
-    this.#clients.set(client, new Set());
-    this.#send(client, syncStep1(this.document.ydoc));
+    this.#clients.add(client);
+    this.#clients.send(client, syncStep1(this.document.ydoc));
     const states = [...this.awareness.getStates().keys()];
-    if (states.length > 0) this.#send(client, awarenessMessage(this.awareness, states));
+    if (states.length > 0) this.#clients.send(client, awarenessMessage(this.awareness, states));
     return {
       receive: (data) => this.#receive(client, data),
-      disconnect: () => this.#disconnect(client),
+      disconnect: () => this.#clients.disconnect(client),
     };
   }
 
@@ -165,7 +169,7 @@ export class Room {
     }
     this.#closed = true;
     clearTimeout(this.#saveTimer);
-    for (const client of [...this.#clients.keys()]) this.#drop(client, code, reason);
+    this.#clients.dropAll(code, reason);
     try {
       this.#options.log.compact(Y.encodeStateAsUpdate(this.document.ydoc));
     } catch (error) {
@@ -181,15 +185,15 @@ export class Room {
     try {
       message = decodeClientMessage(data);
     } catch (error) {
-      this.#drop(client, CLOSE.malformed, `Malformed message: ${describe(error)}`);
+      this.#clients.drop(client, CLOSE.malformed, `Malformed message: ${describe(error)}`);
       return;
     }
     switch (message.type) {
       case 'sync-step1':
         try {
-          this.#send(client, syncStep2(this.document.ydoc, message.stateVector));
+          this.#clients.send(client, syncStep2(this.document.ydoc, message.stateVector));
         } catch {
-          this.#drop(client, CLOSE.malformed, 'Malformed message: bad state vector');
+          this.#clients.drop(client, CLOSE.malformed, 'Malformed message: bad state vector');
         }
         return;
       case 'update':
@@ -199,11 +203,11 @@ export class Room {
         try {
           awarenessProtocol.applyAwarenessUpdate(this.awareness, message.update, client);
         } catch {
-          this.#drop(client, CLOSE.malformed, 'Malformed message: bad awareness update');
+          this.#clients.drop(client, CLOSE.malformed, 'Malformed message: bad awareness update');
         }
         return;
       case 'query-awareness':
-        this.#send(client, awarenessMessage(this.awareness, [...this.awareness.getStates().keys()]));
+        this.#clients.send(client, awarenessMessage(this.awareness, [...this.awareness.getStates().keys()]));
         return;
       case 'raw':
         if (message.text === 'save') void this.#saveRequest(client, message.decoder);
@@ -218,14 +222,14 @@ export class Room {
     await this.save().catch(() => {
       status = 'failed';
     });
-    if (this.#clients.has(client)) this.#send(client, rawMessage({ type: 'save', responseTo, status }));
+    if (this.#clients.has(client)) this.#clients.send(client, rawMessage({ type: 'save', responseTo, status }));
   }
 
   #applyClientUpdate(client: RoomClient, update: Uint8Array): void {
     const doc = this.document.ydoc;
     const { maxDocumentBytes } = this.#options;
     if (this.#size + update.length > maxDocumentBytes) {
-      this.#drop(client, CLOSE.tooLarge, `Document too large: over ${maxDocumentBytes} bytes`);
+      this.#clients.drop(client, CLOSE.tooLarge, `Document too large: over ${maxDocumentBytes} bytes`);
       return;
     }
     try {
@@ -239,18 +243,18 @@ export class Room {
         const size = Y.encodeStateAsUpdate(trial).length;
         trial.destroy();
         if (problem !== null) {
-          this.#drop(client, CLOSE.invalid, `Update refused, the notebook would be invalid: ${problem}`);
+          this.#clients.drop(client, CLOSE.invalid, `Update refused, the notebook would be invalid: ${problem}`);
           return;
         }
         if (size > maxDocumentBytes) {
-          this.#drop(client, CLOSE.tooLarge, `Document too large: over ${maxDocumentBytes} bytes`);
+          this.#clients.drop(client, CLOSE.tooLarge, `Document too large: over ${maxDocumentBytes} bytes`);
           return;
         }
         this.#size = size - update.length; // #onUpdate adds it back
       }
       Y.applyUpdate(doc, update, client);
     } catch (error) {
-      this.#drop(client, CLOSE.malformed, `Malformed update: ${describe(error)}`);
+      this.#clients.drop(client, CLOSE.malformed, `Malformed update: ${describe(error)}`);
     }
   }
 
@@ -259,54 +263,10 @@ export class Room {
     this.#size += update.length;
     this.#options.log.append(update);
     const message = syncUpdate(update);
-    for (const client of this.#clients.keys()) if (client !== origin) this.#send(client, message);
+    this.#clients.broadcast(message, origin);
     if (origin === DISK_ORIGIN) return; // the document equals the file again
     this.#dirty = true;
     this.#scheduleSave();
-  }
-
-  #onAwareness(change: AwarenessChange, origin: unknown): void {
-    const changed = [...change.added, ...change.updated, ...change.removed];
-    const controlled = this.#clients.get(origin as RoomClient);
-    if (controlled) {
-      for (const id of change.added) controlled.add(id);
-      for (const id of change.removed) controlled.delete(id);
-    }
-    const message = awarenessMessage(this.awareness, changed);
-    for (const client of this.#clients.keys()) this.#send(client, message);
-  }
-
-  #send(client: RoomClient, data: Uint8Array): void {
-    if (client.bufferedAmount > this.#options.maxBufferedBytes) {
-      this.#drop(client, CLOSE.notReading, 'Client is not reading: too much unsent data');
-      return;
-    }
-    try {
-      client.send(data);
-    } catch {
-      this.#disconnect(client);
-    }
-  }
-
-  #drop(client: RoomClient, code: number, reason: string): void {
-    if (!this.#clients.has(client)) return;
-    if (code !== CLOSE.goingAway) this.#options.warn(`Room ${this.id}: closing a client (${code}): ${reason}`);
-    this.#disconnect(client);
-    try {
-      client.close(code, reason.slice(0, 120)); // a close reason is at most 123 bytes
-    } catch {
-      // already closed
-    }
-  }
-
-  #disconnect(client: RoomClient): void {
-    const controlled = this.#clients.get(client);
-    if (!controlled) return;
-    this.#clients.delete(client);
-    if (controlled.size > 0 && !this.#closed) {
-      awarenessProtocol.removeAwarenessStates(this.awareness, [...controlled], null);
-    }
-    this.#maybeIdle();
   }
 
   #maybeIdle(): void {
@@ -418,12 +378,6 @@ export class Room {
       log.compact(Y.encodeStateAsUpdate(this.document.ydoc));
     }
   }
-}
-
-interface AwarenessChange {
-  added: number[];
-  updated: number[];
-  removed: number[];
 }
 
 function readId(decoder: decoding.Decoder): number | null {

@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../errors.js';
-import type { SpareBuffer } from '../util/spare-buffer.js';
+import type { LentBuffers, SpareBuffer } from '../util/spare-buffer.js';
 import { ContentsCache } from './cache/contents-cache.js';
 import { checkpointContents } from './checkpoint-contents.js';
 import { type CheckpointStore, hasCheckpoints } from './checkpoints.js';
@@ -50,6 +50,8 @@ export interface ContentsManagerOptions {
   notary?: NotebookNotary;
   /** Bytes of served notebook JSON kept for reopening unchanged notebooks. Default 64 MiB; 0 = off. */
   notebookCacheBytes?: number;
+  /** Memory big reads and saves are lent: a server's, shared with its request bodies. Default: its own. */
+  lent?: LentBuffers;
 }
 
 const CHECKPOINT_DIR = '.ipynb_checkpoints';
@@ -89,10 +91,8 @@ export class ContentsManager {
     this.#maxCopyBytes = options.maxCopyFolderBytes ?? 500 * 1024 * 1024;
     this.#notary = options.notary ?? new NotebookNotary();
     const hidden = compileGlobs(options.hideGlobs ?? DEFAULT_HIDE_GLOBS);
-    this.#cache = new ContentsCache({
-      store: this.store,
-      notebookCacheBytes: options.notebookCacheBytes ?? 64 * 1024 * 1024,
-    });
+    const notebookCacheBytes = options.notebookCacheBytes ?? 64 * 1024 * 1024;
+    this.#cache = new ContentsCache({ store: this.store, notebookCacheBytes, lent: options.lent });
     this.#reader = new ModelReader({
       store: this.store,
       listed: (name) => (this.allowHidden || !name.startsWith('.')) && !hidden(name),

@@ -1,1 +1,8 @@
-export { CONTENTS_EVENT_SCHEMA, type ContentsAction, EventBus, type ServerEvent } from './event-bus.js';
+export {
+  CONTENTS_EVENT_SCHEMA,
+  type ContentsAction,
+  type ContentsChange,
+  type ContentsDetail,
+  EventBus,
+  type ServerEvent,
+} from './event-bus.js';

@@ -11,6 +11,7 @@ import {
   readyCommand,
   readyProperties,
 } from './zmtp-frames.js';
+import { ZmtpInbox } from './zmtp-inbox.js';
 
 /**
  * The bind side of ZeroMQ, in JavaScript on `net.Server`, for a kernel's own sockets (the built-in
@@ -61,8 +62,16 @@ export class ZmtpListener implements AsyncIterable<Buffer[]> {
   readonly #servers: net.Server[] = [];
   readonly #peers = new Set<Peer>();
   readonly #routes = new Map<string, Peer>();
-  #inbox: Received[] = [];
-  #reader: ((result: IteratorResult<Buffer[]>) => void) | undefined;
+  readonly #inbox = new ZmtpInbox<Received>({
+    highWater: RECEIVE_HIGH_WATER,
+    pause: () => {
+      for (const peer of this.#peers) peer.connection.pause();
+    },
+    resume: () => {
+      for (const peer of this.#peers) if (peer.connection.isPaused()) peer.connection.resume();
+    },
+    take: (received) => this.#take(received),
+  });
   /** REP: the request being answered. */
   #current: Received | undefined;
   #nextId = Math.floor(Math.random() * 0xffffffff);
@@ -126,50 +135,17 @@ export class ZmtpListener implements AsyncIterable<Buffer[]> {
     for (const peer of this.#peers) peer.connection.destroy();
     this.#peers.clear();
     this.#routes.clear();
-    this.#inbox = [];
-    this.#reader?.({ done: true, value: undefined });
-    this.#reader = undefined;
+    this.#inbox.close();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Buffer[]> {
-    return {
-      next: () => {
-        const received = this.#inbox.shift();
-        if (received) {
-          if (this.#inbox.length < RECEIVE_HIGH_WATER / 2) this.#resumeAll();
-          return Promise.resolve({ done: false, value: this.#take(received) });
-        }
-        if (this.#closed) return Promise.resolve({ done: true, value: undefined });
-        return new Promise((resolve) => {
-          this.#reader = resolve;
-        });
-      },
-      return: () => {
-        this.close();
-        return Promise.resolve({ done: true, value: undefined });
-      },
-    };
+    return this.#inbox.iterator(() => this.close());
   }
 
   #take(received: Received): Buffer[] {
     if (this.#type === 'REP') this.#current = received;
     if (this.#type === 'ROUTER') return [received.peer.routingId, ...received.frames];
     return received.frames;
-  }
-
-  #deliver(received: Received): void {
-    if (this.#reader) {
-      const reader = this.#reader;
-      this.#reader = undefined;
-      reader({ done: false, value: this.#take(received) });
-      return;
-    }
-    this.#inbox.push(received);
-    if (this.#inbox.length >= RECEIVE_HIGH_WATER) for (const peer of this.#peers) peer.connection.pause();
-  }
-
-  #resumeAll(): void {
-    for (const peer of this.#peers) if (peer.connection.isPaused()) peer.connection.resume();
   }
 
   #accept(connection: net.Socket): void {
@@ -209,7 +185,7 @@ export class ZmtpListener implements AsyncIterable<Buffer[]> {
     if (this.#routes.get(key) === peer) this.#routes.delete(key);
     if (this.#type === 'PUB') {
       for (const topic of peer.subscriptions)
-        this.#deliver({ peer, frames: [Buffer.concat([Buffer.from([0]), topic])] });
+        this.#inbox.push({ peer, frames: [Buffer.concat([Buffer.from([0]), topic])] });
     }
   }
 
@@ -238,10 +214,10 @@ export class ZmtpListener implements AsyncIterable<Buffer[]> {
     if (this.#type === 'REP') {
       const delimiter = frames.findIndex((frame) => frame.length === 0);
       if (delimiter < 0) return; // not a request from a REQ or DEALER-with-envelope peer
-      this.#deliver({ peer, envelope: frames.slice(0, delimiter + 1), frames: frames.slice(delimiter + 1) });
+      this.#inbox.push({ peer, envelope: frames.slice(0, delimiter + 1), frames: frames.slice(delimiter + 1) });
       return;
     }
-    this.#deliver({ peer, frames });
+    this.#inbox.push({ peer, frames });
   }
 
   #ready(peer: Peer, properties: Record<string, Buffer>): void {
@@ -263,7 +239,7 @@ export class ZmtpListener implements AsyncIterable<Buffer[]> {
     if (subscribe && at < 0) peer.subscriptions.push(Buffer.from(topic));
     else if (!subscribe && at >= 0) peer.subscriptions.splice(at, 1);
     else return;
-    this.#deliver({ peer, frames: [Buffer.concat([Buffer.from([subscribe ? 1 : 0]), topic])] });
+    this.#inbox.push({ peer, frames: [Buffer.concat([Buffer.from([subscribe ? 1 : 0]), topic])] });
   }
 
   #publish(frames: Uint8Array[]): void {

@@ -9,6 +9,7 @@ import {
   greetingProblem,
   readyCommand,
 } from './zmtp-frames.js';
+import { ZmtpInbox } from './zmtp-inbox.js';
 
 /**
  * A ZeroMQ DEALER, SUB or REQ socket that connects to one peer (a kernel's ROUTER, PUB or REP), written in
@@ -64,10 +65,8 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
   #outbox: Buffer[][] = [];
   /** Senders waiting for room (in the outbox or the connection's buffer). */
   #roomWaiters: (() => void)[] = [];
-  /** Received messages the reader has not taken yet, and the reader waiting for one. */
-  #inbox: Buffer[][] = [];
-  #reader: ((result: IteratorResult<Buffer[]>) => void) | undefined;
-  #paused = false;
+  /** Received messages the reader has not taken yet. */
+  readonly #inbox: ZmtpInbox<Buffer[]>;
 
   constructor(type: ZmtpSocketType, options: ZmtpSocketOptions = {}) {
     this.#type = type;
@@ -78,6 +77,14 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
       receiveHighWaterMark: options.receiveHighWaterMark ?? 1000,
     };
     this.#retryMs = this.#options.reconnectInterval;
+    this.#inbox = new ZmtpInbox({
+      highWater: this.#options.receiveHighWaterMark,
+      pause: () => this.#connection?.pause(),
+      resume: () => {
+        if (this.#connection?.isPaused()) this.#connection.resume();
+      },
+      take: (frames) => frames,
+    });
   }
 
   /** `tcp://host:port` or `ipc://path`; connects in the background. */
@@ -114,31 +121,12 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
     this.#connection?.destroy();
     this.#connection = undefined;
     this.#outbox = [];
-    this.#inbox = [];
     for (const wake of this.#roomWaiters.splice(0)) wake();
-    this.#reader?.({ done: true, value: undefined });
-    this.#reader = undefined;
+    this.#inbox.close();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Buffer[]> {
-    return {
-      next: () => {
-        const message = this.#inbox.shift();
-        if (message) {
-          if (this.#paused && this.#inbox.length < this.#options.receiveHighWaterMark / 2) this.#resume();
-          return Promise.resolve({ done: false, value: message });
-        }
-        if (this.#closed) return Promise.resolve({ done: true, value: undefined });
-        if (this.#paused) this.#resume();
-        return new Promise((resolve) => {
-          this.#reader = resolve;
-        });
-      },
-      return: () => {
-        this.close();
-        return Promise.resolve({ done: true, value: undefined });
-      },
-    };
+    return this.#inbox.iterator(() => this.close());
   }
 
   #hasRoom(): boolean {
@@ -173,7 +161,6 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
       if (connection !== this.#connection) return;
       this.#connection = undefined;
       this.#state = 'idle';
-      this.#paused = false;
       this.#wakeSenders(); // those waiting for the lost connection to drain may queue now
       this.#scheduleReconnect();
     });
@@ -217,18 +204,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
       if (delimiter < 0) return; // not a reply
       frames = frames.slice(delimiter + 1);
     }
-    if (this.#reader) {
-      const reader = this.#reader;
-      this.#reader = undefined;
-      reader({ done: false, value: frames });
-      return;
-    }
     this.#inbox.push(frames);
-    const limit = this.#options.receiveHighWaterMark;
-    if (limit > 0 && this.#inbox.length >= limit && !this.#paused) {
-      this.#paused = true;
-      this.#connection?.pause();
-    }
   }
 
   #ready(): void {
@@ -247,11 +223,6 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
     connection.cork();
     for (const buffer of buffers) connection.write(buffer);
     connection.uncork();
-  }
-
-  #resume(): void {
-    this.#paused = false;
-    this.#connection?.resume();
   }
 }
 

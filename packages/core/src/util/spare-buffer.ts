@@ -70,15 +70,21 @@ export class SpareBuffer {
 }
 
 /**
- * The one spare of the process for request bodies and saved notebooks: a 20 MB save reads its
- * body into it, gives it back once decoded, and serializes the notebook into the same memory,
- * so a save keeps one 20 MB buffer between saves, not two.
+ * The spares of one server, or of one contents manager used alone: a server builds one where it
+ * composes its managers and hands it to its contents manager and its request-body reader, so two
+ * servers in one process never lend each other's memory.
  */
-export const sharedSpareBuffer = new SpareBuffer({ headroom: 0.25 });
-
-/**
- * A second spare, for what needs another big buffer while the shared one is in use: a notebook's
- * first open writes its answer here while the file's bytes are in the shared one, and a save
- * parsed from its body's bytes serializes here while the body is in the shared one.
- */
-export const secondSpareBuffer = new SpareBuffer({ headroom: 0.25 });
+export class LentBuffers {
+  /**
+   * For request bodies and saved notebooks: a 20 MB save reads its body into it, gives it back
+   * once decoded, and serializes the notebook into the same memory, so a save keeps one 20 MB
+   * buffer between saves, not two.
+   */
+  readonly shared = new SpareBuffer({ headroom: 0.25 });
+  /**
+   * For what needs another big buffer while the shared one is in use: a notebook's first open
+   * writes its answer here while the file's bytes are in the shared one, and a save parsed from
+   * its body's bytes serializes here while the body is in the shared one.
+   */
+  readonly second = new SpareBuffer({ headroom: 0.25 });
+}

@@ -1,4 +1,4 @@
-import { secondSpareBuffer, sharedSpareBuffer } from '../../util/spare-buffer.js';
+import { LentBuffers } from '../../util/spare-buffer.js';
 import type { ContentsModel } from '../model.js';
 import type { ContentsStore } from '../store.js';
 import { KeptListings } from './kept-listings.js';
@@ -10,6 +10,8 @@ export interface ContentsCacheOptions {
   store: ContentsStore;
   /** Bytes of served notebook JSON kept for reopening unchanged notebooks; 0 = none. */
   notebookCacheBytes: number;
+  /** The server's spares, which its request bodies are read into too; default: spares of its own. */
+  lent?: LentBuffers | undefined;
 }
 
 /**
@@ -28,8 +30,8 @@ export interface ContentsCacheOptions {
  *   while the directory's mtime holds.
  *
  * Where the store's stats do not follow every change (StoreCapabilities.statTracksChanges) no
- * served answer is kept. The lent buffers are the process's spares (see SpareBuffer): a request
- * body is read into the shared one before anything knows which manager it is for.
+ * served answer is kept. The lent buffers are the server's (see LentBuffers): a request body is
+ * read into the shared one before anything knows what it is for.
  */
 export class ContentsCache {
   readonly sortedNames = new SortedNamesCache();
@@ -38,7 +40,7 @@ export class ContentsCache {
   /** `null` where the store's stats do not follow every change. */
   readonly servedListings: ServedListings | null;
   /** Memory lent for big bodies, reads and saves, and a second one for what needs two at once. */
-  readonly lent = { shared: sharedSpareBuffer, second: secondSpareBuffer };
+  readonly lent: LentBuffers;
   /** Directory listings being built, joined by concurrent requests for the same directory. */
   readonly #building = new Map<string, Promise<ContentsModel[]>>();
   /** Big notebooks served once without keeping their JSON: path -> the stat they had. */
@@ -49,6 +51,7 @@ export class ContentsCache {
     this.keptListings = new KeptListings(options.store);
     this.notebooks = new ServedNotebookCache(tracked ? options.notebookCacheBytes : 0);
     this.servedListings = tracked ? new ServedListings() : null;
+    this.lent = options.lent ?? new LentBuffers();
   }
 
   /** `build()`'s listing of `path`, or the one already being built for it since the last change. */

@@ -162,24 +162,19 @@ async function put(c: Ctx, path: string): Promise<Response> {
     const contents = c.get('services').contents;
     // No body at all: Jupyter creates an untitled file in <path> as if it were a POST.
     if (body === undefined) {
-      const model = await contents.newUntitled(path);
-      recordAudit(c, 'contents.create', { path: model.path, type: model.type });
-      return created(c, 'create', model);
+      return created(c, await contents.newUntitled(path));
     }
     const input = parseBody(PutBody, raw ? withRealFields(body, raw) : body);
     if (input.copy_from !== undefined) throw badRequest('Cannot copy with PUT, only POST');
     const { copy_from: _ignored, ...model } = input;
     const { model: saved, created: isNew } = await contents.save(path, model, precondition(c), raw);
-    // The dashboard uploads with base64 (files) or in chunks (big files): those are uploads.
-    const upload = model.format === 'base64' || model.chunk !== undefined;
-    recordAudit(c, upload ? 'contents.upload' : 'contents.save', {
-      path: saved.path,
+    // jupyter_server: a PUT to a new path is an upload, to an existing one a save
+    c.get('services').events.emitContents(isNew ? 'upload' : 'save', saved.path, undefined, {
       type: saved.type,
       size: saved.size ?? null,
+      ...(model.format !== undefined ? { format: model.format } : {}),
       ...(model.chunk !== undefined ? { chunk: model.chunk } : {}),
     });
-    // jupyter_server: a PUT to a new path is an upload, to an existing one a save
-    c.get('services').events.emitContents(isNew ? 'upload' : 'save', saved.path);
     return modelResponse(c, saved, isNew ? 201 : 200, true);
   } finally {
     release();
@@ -200,26 +195,20 @@ async function post(c: Ctx, path: string): Promise<Response> {
   const contents = c.get('services').contents;
   if (body.copy_from !== undefined) {
     const copy = await contents.copyInto(body.copy_from, path);
-    recordAudit(c, 'contents.copy', {
-      path: copy.path,
-      type: copy.type,
-      copy_from: body.copy_from,
-      size: copy.size ?? null,
-    });
-    c.get('services').events.emitContents('copy', copy.path, body.copy_from);
+    const detail = { type: copy.type, size: copy.size ?? null };
+    c.get('services').events.emitContents('copy', copy.path, body.copy_from, detail);
     return modelResponse(c, copy, 201, true);
   }
   const model = await contents.newUntitled(path, {
     ...(body.type !== undefined ? { type: body.type } : {}),
     ...(body.ext !== undefined ? { ext: body.ext } : {}),
   });
-  recordAudit(c, 'contents.create', { path: model.path, type: model.type });
-  return created(c, 'create', model);
+  return created(c, model);
 }
 
 /** A 201 for a new file or folder, announced on the event bus. */
-function created(c: Ctx, action: 'create', model: ContentsModel): Response {
-  c.get('services').events.emitContents(action, model.path);
+function created(c: Ctx, model: ContentsModel): Response {
+  c.get('services').events.emitContents('create', model.path, undefined, { type: model.type });
   return modelResponse(c, model, 201, true);
 }
 
@@ -228,14 +217,12 @@ async function patch(c: Ctx, path: string): Promise<Response> {
   if (raw === undefined) throw badRequest('JSON body missing');
   const body = parseBody(PatchBody, raw);
   const model = await c.get('services').contents.rename(path, body.path ?? path);
-  recordAudit(c, 'contents.rename', { path: model.path, old_path: path });
   c.get('services').events.emitContents('rename', model.path, path);
   return modelResponse(c, model, 200, true);
 }
 
 async function remove(c: Ctx, path: string): Promise<Response> {
   await c.get('services').contents.delete(path);
-  recordAudit(c, 'contents.delete', { path });
   c.get('services').events.emitContents('delete', path);
   return c.body(null, 204);
 }
