@@ -1,9 +1,9 @@
-/** Rewrites the generated tables of docs/configuration.md from packages/cli/src/flags.ts and DEFAULTS. */
+/** Rewrites the generated tables of docs/configuration.md from packages/cli/src/flag-table.ts and DEFAULTS. */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderConfigurationDoc } from '../packages/cli/src/configuration-doc.js';
-import { FLAGS } from '../packages/cli/src/flags.js';
+import { FLAGS } from '../packages/cli/src/flag-table.js';
 
 const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/configuration.md');
 const before = await fs.readFile(file, 'utf8');

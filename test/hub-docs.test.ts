@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DEFAULTS, HUB_ENV_VARS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
 import { expandAliases } from '../packages/cli/src/command-line-rewrites.js';
-import { FLAGS } from '../packages/cli/src/flags.js';
+import { FLAGS } from '../packages/cli/src/flag-table.js';
 import { hubSettings } from '../packages/cli/src/hub-mode.js';
 import { hubConfig, NBSERVE_SPAWNER } from '../testing/jupyterhub.js';
 import { REPO } from '../testing/repo.js';

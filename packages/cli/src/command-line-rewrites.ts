@@ -1,5 +1,5 @@
-import { FlagValueError } from './flag-values.js';
-import { FLAGS, type FlagSpec } from './flags.js';
+import { FLAGS, type FlagSpec } from './flag-table.js';
+import { FlagValueError } from './flag-value-parsers.js';
 
 /**
  * The command line before commander reads it: JupyterHub's spellings of flags become nbserve's,

@@ -1,8 +1,8 @@
 import { DEFAULTS, type Defaults } from '@nbserve/http';
 import { type Command, Option } from 'commander';
 import { flagDefault } from './flag-default-text.js';
-import { collectFlagValue, parseFlagValue } from './flag-values.js';
-import type { FlagSpec } from './flags.js';
+import type { FlagSpec } from './flag-table.js';
+import { collectFlagValue, parseFlagValue } from './flag-value-parsers.js';
 
 /** The flag's line in `--help`: what it does, and its default. */
 export function flagHelp(flag: FlagSpec, defaults: Defaults = DEFAULTS): string {

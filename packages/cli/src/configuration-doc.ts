@@ -1,8 +1,8 @@
 import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
 import { flagDefault, formatSize } from './flag-default-text.js';
-import type { FlagSpec } from './flags.js';
+import type { FlagSpec } from './flag-table.js';
 
-export const DOC_START = '<!-- flags:start (generated from packages/cli/src/flags.ts by `pnpm docs:flags`) -->';
+export const DOC_START = '<!-- flags:start (generated from packages/cli/src/flag-table.ts by `pnpm docs:flags`) -->';
 export const DOC_END = '<!-- flags:end -->';
 export const DEFAULTS_START =
   '<!-- defaults:start (generated from DEFAULTS in packages/http/src/defaults.ts by `pnpm docs:flags`) -->';

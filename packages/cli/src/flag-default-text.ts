@@ -1,5 +1,5 @@
 import { COMPUTED_DEFAULTS, type ComputedDefaults, DEFAULTS, type Defaults } from '@nbserve/http';
-import type { FlagSpec } from './flags.js';
+import type { FlagSpec } from './flag-table.js';
 
 /** `bytes` as the size flags take it: `512M`, `16K`, or plain bytes when no unit divides it. */
 export function formatSize(bytes: number): string {

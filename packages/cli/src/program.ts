@@ -4,7 +4,7 @@ import { addFlag } from './commander-options.js';
 import { type KernelspecInstallFlags, runKernelspecInstall } from './commands/kernelspec.js';
 import { runPassword } from './commands/password.js';
 import { runServe } from './commands/serve.js';
-import { FLAGS } from './flags.js';
+import { FLAGS } from './flag-table.js';
 import { cliVersion } from './version.js';
 
 /** The serve options the flags given on the command line set, keyed by option name. */
@@ -19,8 +19,8 @@ function collectOptions(command: Command): Record<string, unknown> {
 }
 
 /**
- * The `nbserve` command: `nbserve [root]` serves (through `serve`; tests pass another), `nbserve
- * password` sets the login password. run.ts reads the usual serve line without it (serve-args.ts).
+ * The `nbserve` command, the one parser of every command line (run.ts): `nbserve [root]` serves
+ * (through `serve`; tests pass another), `nbserve password` sets the login password.
  */
 export function buildProgram(
   setExitCode: (code: number) => void,

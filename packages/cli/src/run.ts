@@ -1,8 +1,11 @@
+import { CommanderError } from 'commander';
 import { expandAliases, normalizeBooleanArgs } from './command-line-rewrites.js';
-import { runServe } from './commands/serve.js';
-import { parseServeArgs } from './serve-args.js';
+import { buildProgram } from './program.js';
 
-/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
+/**
+ * Runs the CLI on `argv` (without node and script) and resolves to the exit code. Commander reads
+ * every command line (program.ts), once aliases and `--x=true|false` are rewritten.
+ */
 export async function runCli(argv: readonly string[]): Promise<number> {
   let args: string[];
   try {
@@ -11,17 +14,6 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     process.stderr.write(`nbserve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  const serve = parseServeArgs(args);
-  if (serve) {
-    try {
-      return await runServe(serve.root, serve.options);
-    } catch (error) {
-      return failed(error);
-    }
-  }
-  // help, the version, subcommands and mistakes: commander reads those and prints its messages
-  const { CommanderError } = await import('commander');
-  const { buildProgram } = await import('./program.js');
   let exitCode = 0;
   const program = buildProgram((code) => {
     exitCode = code;

@@ -4,10 +4,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolated, runCli, tempDirs, useCliRuns } from '../../../testing/cli.js';
+import { REPO } from '../../../testing/repo.js';
 import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { open } from '../../../testing/ws-recorder.js';
-import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
 
@@ -46,9 +47,8 @@ beforeAll(async () => {
   bin = path.join(pkg, 'dist', 'nbserve.js');
 }, 90_000);
 
+useCliRuns();
 afterAll(async () => {
-  killLeftovers();
-  await removeSandbox();
   if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -74,8 +74,6 @@ describe('the bundled nbserve bin', () => {
     await load('nbserve.js');
     expect(startup.size).toBeLessThanOrEqual(9);
     const text = [...startup.values()].join('\n');
-    // commander (125 KB) reads only help, the version, subcommands and mistakes (serve-args.ts)
-    expect(text).not.toContain('_parseCommand');
     // the print renderer (KaTeX, marked) is a lazily imported chunk, not parsed at start-up
     expect(text).toMatch(/import\("\.\/nbserve-print-[\w-]+\.js"\)/);
     expect(text).not.toContain('katex');

@@ -2,10 +2,11 @@ import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
+import { REPO } from '../../../testing/repo.js';
 import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitUntil } from '../../../testing/wait.js';
-import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /**
  * A real nbserve killed with SIGKILL in the middle of saves (a 5 MB notebook PUT over HTTP, its
@@ -21,7 +22,7 @@ const NOTEBOOK = 'big.ipynb';
 
 let work: string;
 let bin: string;
-let dirs: Dirs;
+const dirs = useCliDirs();
 
 beforeAll(async () => {
   work = await makeTempDir('nbserve-crash-');
@@ -40,14 +41,10 @@ beforeAll(async () => {
     sources: { 'web/dist/static': empty, 'kernel-js/dist/kernel': empty },
   });
   bin = path.join(pkg, 'dist', 'nbserve.js');
-  dirs = await tempDirs();
 }, 60_000);
 
 afterAll(async () => {
-  killLeftovers();
-  await removeSandbox();
   if (work) await fs.rm(work, { recursive: true, force: true });
-  if (dirs) await fs.rm(dirs.dir, { recursive: true, force: true });
 });
 
 /** A ~5 MB notebook (a PNG-sized base64 output) whose text changes with `round`. */

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { DEFAULTS, type Defaults, type NbserveOptions, resolveOptions } from '@nbserve/http';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { REPO } from '../../../testing/repo.js';
 import { addFlag, flagHelp } from '../src/commander-options.js';
 import { renderConfigurationDoc } from '../src/configuration-doc.js';
 import { flagDefault } from '../src/flag-default-text.js';
-import { FLAGS } from '../src/flags.js';
+import { FLAGS } from '../src/flag-table.js';
 import { buildProgram } from '../src/program.js';
-import { REPO } from './cli-helpers.js';
 
 /** `nbserve --help` as the program prints it, whitespace folded. */
 const program = buildProgram(() => {})

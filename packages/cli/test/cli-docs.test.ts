@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DEFAULTS } from '@nbserve/http';
 import { describe, expect, it } from 'vitest';
+import { REPO } from '../../../testing/repo.js';
 import {
   DEFAULTS_END,
   DEFAULTS_START,
@@ -13,8 +14,7 @@ import {
   replaceFlagSection,
 } from '../src/configuration-doc.js';
 import { flagDefault } from '../src/flag-default-text.js';
-import { FLAGS } from '../src/flags.js';
-import { REPO } from './cli-helpers.js';
+import { FLAGS } from '../src/flag-table.js';
 
 const MiB = 1024 * 1024;
 

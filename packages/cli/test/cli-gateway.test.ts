@@ -1,23 +1,18 @@
 // needs: kernel
 /** The gateway flags of the real CLI, against the stub gateway of testing/gateway-stub.ts. */
-import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
 import { type GatewayStub, startGatewayStub } from '../../../testing/gateway-stub.js';
 import { TOKEN } from '../../../testing/token.js';
 import { runCli as runInProcess } from '../src/run.js';
-import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
-let dirs: Dirs;
+const dirs = useCliDirs();
 let stub: GatewayStub;
 beforeAll(async () => {
-  dirs = await tempDirs();
   stub = await startGatewayStub('cli-gateway-secret-token');
 });
 afterAll(async () => {
-  killLeftovers();
   await stub?.close();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
 });
 
 function api(base: string, method: string, path: string, body?: unknown): Promise<Response> {

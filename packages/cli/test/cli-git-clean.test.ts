@@ -3,9 +3,10 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
+import { REPO } from '../../../testing/repo.js';
 import { TOKEN } from '../../../testing/token.js';
-import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
 const git = (cwd: string, ...args: string[]) =>
@@ -18,15 +19,7 @@ const notebook = {
   cells: [{ cell_type: 'code', id: 'c1', metadata: {}, execution_count: null, outputs: [], source: '1 + 1' }],
 };
 
-let dirs: Dirs;
-beforeAll(async () => {
-  dirs = await tempDirs();
-});
-afterAll(async () => {
-  killLeftovers();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
-});
+const dirs = useCliDirs();
 
 describe('serving notebooks inside a git checkout with this repository’s .gitignore', () => {
   it('leaves git status clean after a save, a checkpoint and a kernel session', async () => {

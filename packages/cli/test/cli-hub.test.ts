@@ -6,19 +6,18 @@
  * here is the API double; packages/cli/test/hub-e2e.test.ts runs the real one.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isolated, killLeftovers, runCli, useCliDirs } from '../../../testing/cli.js';
 import { type HubDouble, startHubDouble } from '../../../testing/hub-double.js';
 import { processesUnder } from '../../../testing/jupyterhub.js';
 import { freePort } from '../../../testing/ports.js';
 import { expandAliases } from '../src/command-line-rewrites.js';
 import { hubSettings, waitForHub } from '../src/hub-mode.js';
-import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 let hub: HubDouble;
-let dirs: Dirs;
+const dirs = useCliDirs();
 
 beforeAll(async () => {
   hub = await startHubDouble();
-  dirs = await tempDirs();
 });
 afterEach(() => {
   hub.mode = 'ok';
@@ -27,9 +26,7 @@ afterEach(() => {
   killLeftovers();
 });
 afterAll(async () => {
-  killLeftovers();
   await hub.close();
-  await removeSandbox();
 });
 
 describe('the spawner’s arguments', () => {

@@ -1,9 +1,9 @@
 // needs: kernel
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
 import { waitFor } from '../../../testing/wait.js';
-import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /** Alive per /proc (a zombie or a missing entry counts as gone). */
 function alive(pid: number): boolean {
@@ -48,16 +48,7 @@ async function pooledPid(url: string, runtime: string): Promise<number> {
   return pids[0] as number;
 }
 
-let dirs: Dirs;
-
-beforeAll(async () => {
-  dirs = await tempDirs();
-});
-afterAll(async () => {
-  killLeftovers();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
-});
+const dirs = useCliDirs();
 
 describe('nbserve --kernel-pool', () => {
   it('refuses a kernelspec it cannot pool, and a count that is not a number, before serving', async () => {

@@ -1,10 +1,10 @@
 // needs: kernel
 import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
 import { floodKernelArgv } from '../../../testing/flood-kernelspec.js';
 import { waitUntil } from '../../../testing/wait.js';
-import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /** Alive per /proc (a zombie or a missing entry counts as gone). */
 function alive(pid: number): boolean {
@@ -38,11 +38,10 @@ function groupMembers(pgid: number): number[] {
   return out;
 }
 
-let dirs: Dirs;
+const dirs = useCliDirs();
 let jupyterPath: string;
 
 beforeAll(async () => {
-  dirs = await tempDirs();
   // `stubborn` ignores its parent's death (no JPY_PARENT_PID), so only nbserve can clean it up.
   jupyterPath = path.join(dirs.dir, 'share');
   const spec = path.join(jupyterPath, 'kernels', 'stubborn');
@@ -56,11 +55,6 @@ beforeAll(async () => {
       language: 'flood',
     }),
   );
-});
-afterAll(async () => {
-  killLeftovers(); // a failed assertion must not leave a server running
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
 });
 
 async function startKernels(url: string, names: string[]): Promise<{ ids: string[]; pids: number[] }> {

@@ -7,11 +7,11 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Cli, isolated, runCli, useCliDirs } from '../../../testing/cli.js';
 import { Scrape } from '../../../testing/prometheus.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitUntil } from '../../../testing/wait.js';
-import { type Cli, type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 interface LogEntry {
   time: string;
@@ -20,11 +20,10 @@ interface LogEntry {
   [field: string]: unknown;
 }
 
-let dirs: Dirs;
+const dirs = useCliDirs();
 let jupyterPath: string;
 
 beforeAll(async () => {
-  dirs = await tempDirs();
   // A kernel that writes to its stdout and stderr before it starts: its lines must be logged as JSON too.
   jupyterPath = path.join(dirs.dir, 'jupyter');
   const spec = path.join(jupyterPath, 'kernels', 'noisy');
@@ -42,11 +41,6 @@ beforeAll(async () => {
       ],
     }),
   );
-});
-afterAll(async () => {
-  killLeftovers();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
 });
 
 function lines(text: string): string[] {

@@ -6,20 +6,12 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitFor } from '../../../testing/wait.js';
-import { type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
-let dirs: Dirs;
-beforeAll(async () => {
-  dirs = await tempDirs();
-});
-afterAll(async () => {
-  killLeftovers();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
-});
+const dirs = useCliDirs();
 
 describe('nbserve --audit-log', () => {
   it('-: one JSON line per action on stderr, without the token', async () => {

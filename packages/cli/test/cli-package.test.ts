@@ -8,9 +8,10 @@ import { KernelManager, type KernelMessage, ServerConnection } from '@jupyterlab
 import { parse } from 'acorn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { isolated, runCli, tempDirs, useCliRuns } from '../../../testing/cli.js';
+import { REPO } from '../../../testing/repo.js';
 import { makeTempDir } from '../../../testing/temp.js';
 import { TOKEN } from '../../../testing/token.js';
-import { isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 const run = promisify(execFile);
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
@@ -114,9 +115,8 @@ beforeAll(async () => {
   }
 }, 600_000);
 
+useCliRuns();
 afterAll(async () => {
-  killLeftovers();
-  await removeSandbox();
   if (work) await fs.rm(work, { recursive: true, force: true });
 });
 

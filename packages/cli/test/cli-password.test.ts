@@ -1,18 +1,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { verifyPassword } from '@nbserve/http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
+import { REPO } from '../../../testing/repo.js';
 
-let dirs: Dirs;
-beforeAll(async () => {
-  dirs = await tempDirs();
-});
-afterAll(async () => {
-  killLeftovers();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
-});
+const dirs = useCliDirs();
 
 const configFile = () => path.join(dirs.config, 'nbserve_config.json');
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type Cli, type Dirs, isolated, runCli, tempDirs, useCliRuns } from '../../../testing/cli.js';
 import { collabSession } from '../../../testing/collaboration.js';
 import { startGatewayStub } from '../../../testing/gateway-stub.js';
 import { kernelPidByConnectionFile } from '../../../testing/kernel-cases.js';
@@ -11,7 +12,6 @@ import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { TOKEN } from '../../../testing/token.js';
 import { waitFor } from '../../../testing/wait.js';
 import { type Frame, open, type Recorder } from '../../../testing/ws-recorder.js';
-import { type Cli, type Dirs, isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
 /**
  * `--persist-kernels`: kernels outlive the server (SIGTERM or SIGKILL) and the next server on the
@@ -26,11 +26,10 @@ const dirsToRemove: Dirs[] = [];
 afterEach(() => {
   for (const socket of sockets.splice(0)) socket.ws.terminate();
 });
+useCliRuns();
 afterAll(async () => {
-  killLeftovers();
   for (const pid of pidsToKill) signal(pid, 'SIGKILL');
   for (const dirs of dirsToRemove) await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
 });
 
 function signal(pid: number, name: NodeJS.Signals): void {

@@ -3,19 +3,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCert } from '../../../testing/certs.js';
+import { isolated, runCli, useCliDirs } from '../../../testing/cli.js';
+import { REPO } from '../../../testing/repo.js';
 import { waitUntil } from '../../../testing/wait.js';
-import { FLAGS } from '../src/flags.js';
-import { type Dirs, isolated, killLeftovers, REPO, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
+import { FLAGS } from '../src/flag-table.js';
 
-let dirs: Dirs;
-beforeAll(async () => {
-  dirs = await tempDirs();
-});
-afterAll(async () => {
-  killLeftovers();
-  await fs.rm(dirs.dir, { recursive: true, force: true });
-  await removeSandbox();
-});
+const dirs = useCliDirs();
 
 describe('nbserve --help and --version', () => {
   it('--help documents every flag of the table, both halves of each boolean pair, and the password command', async () => {

@@ -3,24 +3,16 @@
  * the server leaves nothing of any terminal's session behind (its process group, and jobs that
  * job control moved into groups of their own).
  */
-import { promises as fs } from 'node:fs';
 import { isGroupAlive, sessionMembers } from '@nbserve/core';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { isolated, runCli, tempDirs, useCliRuns } from '../../../testing/cli.js';
 import { TerminalSocket } from '../../../testing/terminal-client.js';
 import { TOKEN } from '../../../testing/token.js';
-import { isolated, killLeftovers, removeSandbox, runCli, tempDirs } from './cli-helpers.js';
 
-const made: string[] = [];
-
-afterAll(async () => {
-  killLeftovers();
-  await removeSandbox();
-  for (const dir of made) await fs.rm(dir, { recursive: true, force: true });
-});
+useCliRuns();
 
 it('SIGTERM to the server ends every terminal with its process group and jobs', async () => {
   const dirs = await tempDirs();
-  made.push(dirs.dir);
   const cli = runCli([...isolated(dirs), `--token=${TOKEN}`, '--terminal-shell=/bin/sh -i', dirs.root]);
   const base = new URL(await cli.url);
   const origin = `${base.protocol}//${base.host}`;
@@ -49,7 +41,6 @@ it('SIGTERM to the server ends every terminal with its process group and jobs', 
 
 it('--no-terminals: the API and the sockets answer 404', async () => {
   const dirs = await tempDirs();
-  made.push(dirs.dir);
   const cli = runCli([...isolated(dirs), `--token=${TOKEN}`, '--no-terminals', dirs.root]);
   const base = new URL(await cli.url);
   const headers = { authorization: `token ${TOKEN}` };

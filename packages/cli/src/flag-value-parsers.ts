@@ -1,9 +1,10 @@
 import * as v from 'valibot';
-import type { FlagSpec } from './flags.js';
+import type { FlagSpec } from './flag-table.js';
 
 /**
  * A flag value that cannot be read. Its `code` and `exitCode` are those of commander's
- * InvalidArgumentError, so commander reports it the same way, and the start needs no commander.
+ * InvalidArgumentError, so commander reports it the same way, and library users of
+ * `parseFlagValue` (index.ts) need no commander.
  */
 export class FlagValueError extends Error {
   readonly code = 'commander.invalidArgument';

@@ -1,6 +1,6 @@
 /**
  * The flags for people who run nbserve for others: the audit log and the resource limits
- * (docs/operations.md). Rows of `FLAGS` (flags.ts), which checks them.
+ * (docs/operations.md). Rows of `FLAGS` (flag-table.ts), which checks them.
  */
 export const OPERATIONS_FLAGS = [
   {

@@ -1,5 +1,5 @@
 import type { ComputedDefaults, Defaults } from '@nbserve/http';
-import { OPERATIONS_FLAGS } from './flags-operations.js';
+import { OPERATIONS_FLAGS } from './flag-table-operations.js';
 
 /**
  * Every flag of `nbserve [root]`, in one table. To add a flag, add a row: commander, `--help`,

@@ -1,10 +1,14 @@
+/**
+ * The real `nbserve` command in a child process, for the CLI tests: spawned from source (as
+ * `pnpm nbserve`) or from a built bin, its output collected, its printed URL awaited, and every
+ * run, temp dir and sandbox home cleaned up after the file (`useCliRuns`, `useCliDirs`).
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { REPO } from '../../../testing/repo.js';
-import { makeTempDir, makeTempDirSync } from '../../../testing/temp.js';
-
-export { REPO };
+import { afterAll, beforeAll } from 'vitest';
+import { REPO } from './repo.js';
+import { makeTempDir, makeTempDirSync } from './temp.js';
 
 const MAIN = path.join(REPO, 'packages/cli/src/main.ts');
 
@@ -17,9 +21,14 @@ export interface Cli {
   url: Promise<string>;
 }
 
-/** Temp dirs for one CLI run: root, config, data, runtime. */
+let sandbox: string | null = null;
+const live = new Set<ChildProcess>();
+const made: string[] = [];
+
+/** Temp dirs for one CLI run: root, config, data, runtime; removed after the file (`useCliRuns`). */
 export async function tempDirs() {
   const dir = await makeTempDir('nbserve-cli-');
+  made.push(dir);
   const dirs = {
     dir,
     root: path.join(dir, 'root'),
@@ -33,13 +42,33 @@ export async function tempDirs() {
 
 export type Dirs = Awaited<ReturnType<typeof tempDirs>>;
 
-let sandbox: string | null = null;
-const live = new Set<ChildProcess>();
-
-/** Kills every CLI a test started and that is still running (a failed test must not leak servers). */
+/** Kills every CLI this file started that is still running (a failed test must not leak servers). */
 export function killLeftovers(): void {
   for (const child of live) child.kill('SIGKILL');
   live.clear();
+}
+
+/** After the file: kills the CLIs left running, removes the temp dirs `tempDirs` made and the sandbox home. */
+export function useCliRuns(): void {
+  afterAll(async () => {
+    killLeftovers();
+    for (const dir of made.splice(0)) await fs.rm(dir, { recursive: true, force: true });
+    if (sandbox) await fs.rm(sandbox, { recursive: true, force: true });
+    sandbox = null;
+  });
+}
+
+/**
+ * `useCliRuns`, and one set of temp dirs for the whole file: the object returned is filled in
+ * before the file's first test (and before its own `beforeAll` hooks, which run after this one).
+ */
+export function useCliDirs(): Dirs {
+  useCliRuns();
+  const dirs = {} as Dirs;
+  beforeAll(async () => {
+    Object.assign(dirs, await tempDirs());
+  });
+  return dirs;
 }
 
 /** Defaults that keep a run that forgets its flags out of the real home directory. */
@@ -50,12 +79,6 @@ function sandboxEnv(): NodeJS.ProcessEnv {
     NBSERVE_DATA_DIR: path.join(sandbox, 'data'),
     NBSERVE_RUNTIME_DIR: path.join(sandbox, 'runtime'),
   };
-}
-
-/** Removes the sandbox home, if a run made one. */
-export async function removeSandbox(): Promise<void> {
-  if (sandbox) await fs.rm(sandbox, { recursive: true, force: true });
-  sandbox = null;
 }
 
 /**
