@@ -188,6 +188,7 @@ describe('--persist-kernels', () => {
     const gate = path.join(dirs.dir, 'gate');
     const msgId = sendExecute(socket, gated(gate, "print('after')\ny = x + 1\ny"));
     await socket.waitFor((f) => childOf(msgId, 'stream')(f) && String(f.content.text).includes('before'), 30_000);
+    await waitFor(async () => (await persisted(dirs, kept.kernelId)).execution !== undefined, { what: 'the record' });
     await stop(first.cli, 'SIGKILL');
     signal(lostPid, 'SIGKILL');
     await waitFor(() => !alive(lostPid), { timeoutMs: 10_000 });
@@ -264,7 +265,7 @@ describe('--persist-kernels', () => {
   it('a cell that ended while no server was connected leaves its kernel idle, its live document settled', async () => {
     const dirs = await newDirs();
     const gate = path.join(dirs.dir, 'gate');
-    const ended = (name: string) => `open(${JSON.stringify(path.join(dirs.dir, name))}, 'w').close()\n6 * 7`;
+    const ended = (name: string) => `y = 6 * 7\nopen(${JSON.stringify(path.join(dirs.dir, name))}, 'w').close()\ny`;
     await fs.writeFile(
       path.join(dirs.root, 'live.ipynb'),
       JSON.stringify(v4Notebook([v4CodeCell(gated(gate, ended('doc-done')), { id: 'c' })])),
@@ -282,7 +283,11 @@ describe('--persist-kernels', () => {
       json: { metadata: { document_id: `json:notebook:${fileId}`, cell_id: 'c' } },
     });
     await socket.waitFor((f) => childOf(msgId, 'stream')(f) && String(f.content.text).includes('before'), 30_000);
-    await waitFor(async () => (await persisted(dirs, docKernel.id)).execution !== undefined, { what: 'the doc run' });
+    for (const id of [front.kernelId, docKernel.id]) {
+      await waitFor(async () => (await persisted(dirs, id)).execution !== undefined, { what: 'the running cells' });
+    }
+    const saved = async () => JSON.parse(await fs.readFile(path.join(dirs.root, 'live.ipynb'), 'utf8')).cells[0];
+    await waitFor(async () => JSON.stringify((await saved()).outputs).includes('before'), { what: 'the doc saved' });
     await stop(first.cli, 'SIGKILL');
     // both cells end while no server is connected
     await fs.writeFile(gate, '');
@@ -320,8 +325,8 @@ describe('--persist-kernels', () => {
     doc.close();
     // what the kernel sent while no server was connected is gone: the reply too (docs/kernels.md)
     expect(later.frames.filter((f) => f.parent_header.msg_id === msgId)).toEqual([]);
-    // the kernels run on, their state kept
-    expect(await run(later, 'x = 1\nx + 41')).toBe('42');
+    // the kernels run on, with what the cell did while no server was connected
+    expect(await run(later, 'y')).toBe('42');
     for (const id of [front.kernelId, docKernel.id]) {
       expect((await api(second.origin, `api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
     }
