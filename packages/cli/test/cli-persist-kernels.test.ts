@@ -120,6 +120,24 @@ async function run(socket: Recorder, code: string): Promise<string> {
   return String((result?.content.data as Record<string, unknown> | undefined)?.['text/plain'] ?? '');
 }
 
+/**
+ * Python that prints 'before', waits until the test creates the file `gate` (so a cell spans a
+ * restart for exactly as long as the test needs, no fixed sleep), then runs `rest`.
+ */
+function gated(gate: string, rest: string): string {
+  return `import os, time\nprint('before', flush=True)\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.02)\n${rest}`;
+}
+
+async function executionState(origin: string, kernelId: string): Promise<string> {
+  return (await api(origin, `api/kernels/${kernelId}`)).body.execution_state;
+}
+
+/** The persisted record of a kernel, as the runtime dir holds it (an empty one until it is written). */
+async function persisted(dirs: Dirs, kernelId: string): Promise<{ execution?: unknown; kernelId?: string }> {
+  const file = path.join(dirs.runtime, `nbserve-kernel-${kernelId}.persist.json`);
+  return JSON.parse(await fs.readFile(file, 'utf8').catch(() => '{}'));
+}
+
 async function stop(cli: Cli, how: 'SIGTERM' | 'SIGKILL'): Promise<void> {
   cli.child.kill(how);
   const exit = await cli.exit;
@@ -166,11 +184,10 @@ describe('--persist-kernels', () => {
     const lostPid = kernelPidByConnectionFile(lost.kernelId);
     const keptPid = kernelPidByConnectionFile(kept.kernelId);
     pidsToKill.add(lostPid).add(keptPid);
-    const msgId = sendExecute(
-      socket,
-      "import time\nprint('before', flush=True)\ntime.sleep(25)\nprint('after')\ny = x + 1\ny",
-    );
+    const gate = path.join(dirs.dir, 'gate');
+    const msgId = sendExecute(socket, gated(gate, "print('after')\ny = x + 1\ny"));
     await socket.waitFor((f) => childOf(msgId, 'stream')(f) && String(f.content.text).includes('before'), 30_000);
+    await waitFor(async () => (await persisted(dirs, kept.kernelId)).execution !== undefined, { what: 'the record' });
     await stop(first.cli, 'SIGKILL');
     signal(lostPid, 'SIGKILL');
     await waitFor(() => !alive(lostPid), { timeoutMs: 10_000 });
@@ -180,10 +197,15 @@ describe('--persist-kernels', () => {
     expect(kernels.map((k) => k.id)).toEqual([kept.kernelId]);
     const sessions = (await api(second.origin, 'api/sessions')).body as { id: string }[];
     expect(sessions.map((s) => s.id)).toEqual([kept.id]);
+    // still running: busy until it ends, then idle
+    expect(kernels[0]?.execution_state).toBe('busy');
     // a client of the new server (a new channels session) gets the rest of the cell and its reply
     const later = await channels(second.origin, kept.kernelId);
+    expect(await executionState(second.origin, kept.kernelId)).toBe('busy');
+    await fs.writeFile(gate, '');
     const reply = await later.waitFor(childOf(msgId, 'execute_reply'), 60_000);
     expect(reply.content.status).toBe('ok');
+    await waitFor(async () => (await executionState(second.origin, kept.kernelId)) === 'idle', { what: 'idle' });
     const outputs = later.frames.filter((f) => f.parent_header.msg_id === msgId);
     expect(outputs.some((f) => f.header.msg_type === 'stream' && String(f.content.text).includes('after'))).toBe(true);
     expect(await run(later, 'y')).toBe('42');
@@ -193,7 +215,8 @@ describe('--persist-kernels', () => {
 
   it('a live document keeps recording the outputs of a cell the server was running across a SIGKILL', async () => {
     const dirs = await newDirs();
-    const code = "import time\nprint('before', flush=True)\ntime.sleep(25)\nprint('after')\n6 * 7";
+    const gate = path.join(dirs.dir, 'gate');
+    const code = gated(gate, "print('after')\n6 * 7");
     await fs.writeFile(
       path.join(dirs.root, 'live.ipynb'),
       JSON.stringify(v4Notebook([v4CodeCell(code, { id: 'slow' })])),
@@ -218,6 +241,11 @@ describe('--persist-kernels', () => {
     await stop(first.cli, 'SIGKILL');
 
     const second = await start(dirs);
+    // the run is listed once the document follows it again: then the cell may go on
+    const running = () => api(second.origin, `api/kernels/${kernel.id}/requests/${queued.body.request_id}`);
+    await waitFor(async () => (await running()).status !== 404, { timeoutMs: 30_000, what: 'the resumed run' });
+    expect((await running()).body.status).toBe('running');
+    await fs.writeFile(gate, '');
     await waitFor(async () => (await outputText()).includes('after'), { timeoutMs: 60_000, what: 'the later output' });
     await waitFor(async () => JSON.parse(await fileText()).cells[0].execution_count !== null, { what: 'the count' });
     const cell = JSON.parse(await fileText()).cells[0];
@@ -230,6 +258,77 @@ describe('--persist-kernels', () => {
     const request = await api(second.origin, `api/kernels/${kernel.id}/requests/${queued.body.request_id}`);
     expect(request.body).toMatchObject({ status: 'ok' });
     expect((await api(second.origin, `api/kernels/${kernel.id}`, { method: 'DELETE' })).status).toBe(204);
+    await stop(second.cli, 'SIGTERM');
+  }, 150_000);
+
+  it('a cell that ended while no server was connected leaves its kernel idle, its live document settled', async () => {
+    const dirs = await newDirs();
+    const gate = path.join(dirs.dir, 'gate');
+    const ended = (name: string) => `y = 6 * 7\nopen(${JSON.stringify(path.join(dirs.dir, name))}, 'w').close()\ny`;
+    await fs.writeFile(
+      path.join(dirs.root, 'live.ipynb'),
+      JSON.stringify(v4Notebook([v4CodeCell(gated(gate, ended('doc-done')), { id: 'c' })])),
+    );
+    const first = await start(dirs);
+    const front = await newSession(first.origin, 'front.ipynb', 'python3');
+    const { body: docKernel } = await api(first.origin, 'api/kernels', { method: 'POST', json: { name: 'python3' } });
+    for (const id of [front.kernelId, docKernel.id]) pidsToKill.add(kernelPidByConnectionFile(id));
+    const channelsSession = randomUUID();
+    const socket = await channels(first.origin, front.kernelId, channelsSession);
+    const msgId = sendExecute(socket, gated(gate, ended('front-done')));
+    const { fileId } = await collabSession(`${first.origin}/`, 'live.ipynb');
+    const queued = await api(first.origin, `api/kernels/${docKernel.id}/execute`, {
+      method: 'POST',
+      json: { metadata: { document_id: `json:notebook:${fileId}`, cell_id: 'c' } },
+    });
+    await socket.waitFor((f) => childOf(msgId, 'stream')(f) && String(f.content.text).includes('before'), 30_000);
+    for (const id of [front.kernelId, docKernel.id]) {
+      await waitFor(async () => (await persisted(dirs, id)).execution !== undefined, { what: 'the running cells' });
+    }
+    const saved = async () => JSON.parse(await fs.readFile(path.join(dirs.root, 'live.ipynb'), 'utf8')).cells[0];
+    await waitFor(async () => JSON.stringify((await saved()).outputs).includes('before'), { what: 'the doc saved' });
+    await stop(first.cli, 'SIGKILL');
+    // both cells end while no server is connected
+    await fs.writeFile(gate, '');
+    await waitFor(async () => (await fs.readdir(dirs.dir)).filter((name) => name.endsWith('-done')).length === 2, {
+      timeoutMs: 30_000,
+      what: 'the cells to end',
+    });
+
+    const second = await start(dirs);
+    const later = await channels(second.origin, front.kernelId, channelsSession);
+    for (const id of [front.kernelId, docKernel.id]) {
+      await waitFor(async () => (await executionState(second.origin, id)) === 'idle', {
+        timeoutMs: 10_000,
+        what: 'idle',
+      });
+      const record = await persisted(dirs, id);
+      expect(record.kernelId).toBe(id);
+      await waitFor(async () => (await persisted(dirs, id)).execution === undefined, { what: 'the record settled' });
+    }
+    // its reply is lost: the run ends, `ok` as far as the outputs it published before the restart tell
+    const request = () => api(second.origin, `api/kernels/${docKernel.id}/requests/${queued.body.request_id}`);
+    await waitFor(async () => ['ok', 'error', 'aborted'].includes((await request()).body.status), {
+      timeoutMs: 10_000,
+      what: 'the run ended',
+    });
+    expect((await request()).body.status).toBe('ok');
+    // no stale `In [*]`: the cell reads idle to a collaborator (imported here: the preamble is shared work)
+    const { openCollabClient } = await import('../../../testing/collaboration.js');
+    const doc = await openCollabClient(`${second.origin}/`, 'live.ipynb');
+    const cell = doc.model.cells[0];
+    expect(cell && 'executionState' in cell ? cell.executionState : undefined).toBe('idle');
+    // its execution count came with execute_input, before the restart; 'before' was recorded, the result is lost
+    expect(cell?.toJSON()).toMatchObject({ execution_count: expect.any(Number) });
+    expect(JSON.stringify(cell?.toJSON().outputs)).toContain('before');
+    doc.close();
+    // what the kernel sent while no server was connected is gone: the reply too (docs/kernels.md)
+    expect(later.frames.filter((f) => f.parent_header.msg_id === msgId)).toEqual([]);
+    // the kernels run on, with what the cell did while no server was connected
+    expect(await run(later, 'y')).toBe('42');
+    for (const id of [front.kernelId, docKernel.id]) {
+      expect((await api(second.origin, `api/kernels/${id}`, { method: 'DELETE' })).status).toBe(204);
+    }
     await stop(second.cli, 'SIGTERM');
   }, 150_000);
 

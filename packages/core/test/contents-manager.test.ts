@@ -296,6 +296,11 @@ describe.each([
       "Must specify format of file contents as 'text' or 'base64'",
     );
     await expectError(cm.save('a.txt', { type: 'bogus', content: 'x' }), 'bad-request', /Unhandled contents type/);
+    // where no file is yet, an unknown type or format is refused too, not made a new empty file
+    await expectError(cm.save('new.txt', { type: 'bogus' }), 'bad-request', 'Unhandled contents type: bogus');
+    await expectError(cm.save('new.ipynb', { type: 'notebook', format: 'bogus' }), 'bad-request', /Format 'bogus'/);
+    expect(await cm.store.stat('new.txt')).toBeNull();
+    expect(await cm.store.stat('new.ipynb')).toBeNull();
     await expectError(
       cm.save('a.txt', { type: 'file', format: 'base64', content: '!!!' }),
       'bad-request',

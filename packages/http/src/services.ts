@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
+  adoptedCell,
   adoptKernels,
   type CellExecutor,
   ClusterManager,
@@ -417,7 +418,7 @@ async function resumeCellRuns(services: Services): Promise<void> {
   const running = services.kernels
     .list()
     .map((model) => services.kernels.get(model.id))
-    .filter((kernel) => kernel.execution?.cell);
+    .filter((kernel) => adoptedCell(kernel)?.execution.cell);
   if (running.length === 0) return;
   const documents = await services.collaboration?.catch(() => null);
   for (const kernel of running) void documents?.executor.resume(kernel);

@@ -87,6 +87,10 @@ describe.each(TRANSPORTS)('/api/contents over %s', (kind) => {
     const dir = await call('PUT', '/api/contents/newdir', { type: 'directory' });
     expect(dir.status).toBe(201);
     expect(dir.body?.type).toBe('directory');
+    // a content given with a directory is ignored, as jupyter_server's save does: a directory, nothing in it
+    const withContent = await call('PUT', '/api/contents/other-dir', { type: 'directory', content: 'x' });
+    expect(withContent.status).toBe(201);
+    expect((await call('GET', '/api/contents/other-dir')).body).toMatchObject({ type: 'directory', content: [] });
   });
 
   it('GET honours type, format, content and hash', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../errors.js';
+import { adoptedCell } from '../kernels/adoption.js';
 import { CELL_EXECUTOR_SESSION } from '../kernels/cell-run.js';
 import type { KernelClient } from '../kernels/client.js';
 import type { Kernel } from '../kernels/kernel.js';
@@ -216,13 +217,15 @@ export class CellExecutor {
    * into the shared document as for a run started here.
    */
   async resume(kernel: Kernel): Promise<void> {
-    const run = kernel.execution?.cell;
+    // As adopted: the kernel's own `execution` is cleared once the cell is known to have ended.
+    const cell = adoptedCell(kernel);
+    const run = cell?.execution.cell;
     const [adopted] = kernel.takeAdoptedClients((id) => id === CELL_EXECUTOR_SESSION);
-    if (!run || !kernel.execution) {
+    if (!cell || !run) {
       adopted?.client.close();
       return;
     }
-    const msgId = kernel.execution.msgId;
+    const msgId = cell.execution.msgId;
     const request: ExecutionRequest = {
       request_id: run.requestId,
       kernel_id: kernel.id,
@@ -232,15 +235,16 @@ export class CellExecutor {
       execution_count: null,
       outputs: [],
     };
-    this.#requests.set(request.request_id, request);
     const room = await this.#collaboration.room(run.documentId).catch(() => undefined);
+    // Listed once followed: from then on no output of the cell misses the document.
+    this.#requests.set(request.request_id, request);
     const notebook = room?.document.notebook;
     if (!room || !notebook) return finish(request, 'aborted', 'Document is gone');
     const release = room.hold();
     try {
       const writer = new OutputWriter(notebook, run.cellId, this.#mapFor(this.#displays, run.documentId), new Map());
       if (adopted) this.#clients.set(kernel.id, this.#wire(adopted.client));
-      const reply = this.#follow(kernel, msgId, writer, request, true);
+      const reply = this.#follow(kernel, msgId, writer, request, cell.ended);
       for (const [channel, raw] of adopted?.received ?? []) adopted?.client.onMessage(channel, raw);
       const answer = await reply;
       request.execution_count = answer.executionCount;
@@ -258,7 +262,8 @@ export class CellExecutor {
     msgId: string,
     writer: OutputWriter,
     request: ExecutionRequest,
-    resumed = false,
+    /** A resumed run: settles once the cell has ended (adoption.ts). */
+    resumed?: Promise<void>,
   ): Promise<Reply> {
     return new Promise<Reply>((resolve) => {
       let reply: Reply | undefined;
@@ -283,12 +288,14 @@ export class CellExecutor {
         writer.inputRequest(undefined);
         resolve(reply);
       };
-      const stopIopub = kernel.onIopub((raw, msgType) => {
-        // A resumed run that ended while no server listened: the kernel runs another cell now.
-        if (resumed && !idle && kernel.execution && kernel.execution.msgId !== msgId) {
+      // A resumed run that ended while no server listened (or before this listened): its idle is lost.
+      void resumed?.then(() => {
+        if (!idle) {
           idle = true;
           done();
         }
+      });
+      const stopIopub = kernel.onIopub((raw, msgType) => {
         if (parentId(raw) !== msgId) return;
         const content = parsePart(raw.content);
         if (!isObject(content)) return;

@@ -27,6 +27,7 @@ import { materialize } from './nbformat/parse-bytes.js';
 import type { RawStrings } from './nbformat/sorted-json.js';
 import { allCellsTrusted, NotebookNotary } from './notary.js';
 import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from './paths.js';
+import { checkSaveKinds } from './save-input.js';
 import { checkPrecondition, type SavePrecondition } from './save-precondition.js';
 import { ServedBytes } from './served-bytes.js';
 import type { ByteRange, ContentsStore, StoreStat } from './store.js';
@@ -55,7 +56,6 @@ export interface ContentsManagerOptions {
 }
 
 const CHECKPOINT_DIR = '.ipynb_checkpoints';
-const TYPES: ReadonlySet<string> = new Set(['directory', 'notebook', 'file']);
 
 /**
  * Jupyter contents semantics (jupyter_server's /api/contents) over a ContentsStore: models, formats, hashes, untitled
@@ -181,6 +181,7 @@ export class ContentsManager {
     if (this.isHidden(path) || (given.path && this.isHidden(given.path))) {
       throw badRequest(`Cannot create file or directory '${path}'`);
     }
+    checkSaveKinds(given);
 
     return this.#mutating(() =>
       this.#locks.run(path, async () => {
@@ -192,7 +193,6 @@ export class ContentsManager {
           input = { ...input, content: materialize(input.content, raw) };
         }
         if (input.type === undefined) throw badRequest('No file type provided');
-        if (!TYPES.has(input.type)) throw badRequest(`Unhandled contents type: ${input.type}`, 'bad type');
         const type = input.type as ContentType;
         if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
         await checkPrecondition(path, existing, precondition, () => this.store.read(path));

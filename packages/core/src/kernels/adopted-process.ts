@@ -58,6 +58,8 @@ export function adoptedProcess(
   return {
     connected: Promise.resolve(new ZmtpTransport(connectionOf(record))),
     pid,
+    // kept so this server rewrites the kernel's record as it changes (persistence.ts)
+    connectionFile: record.connectionFile,
     exited,
     isAlive: () => !dead,
     signal: (signal) => {

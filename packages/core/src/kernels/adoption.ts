@@ -64,12 +64,47 @@ async function adoptOne(record: KernelRecord, options: AdoptionOptions): Promise
     kernel.adoptClients(record.clients);
     kernel.openClients();
     manager.adopted(kernel, process);
+    const execution = record.execution;
+    if (execution) adoptedCells.set(kernel, { execution, ended: settleRunningCell(kernel, execution.msgId) });
   } catch (error) {
     kernel?.dispose();
     process.release?.();
     return drop(`could not be taken over (${(error as Error).message}); it is left running`);
   }
   return record;
+}
+
+/** How long an adopted kernel's running cell is awaited through the probe (its idle status settles it too). */
+const PROBE_TIMEOUT_MS = 24 * 3600 * 1000;
+
+/** The cell an adopted kernel was running when its earlier server went away (`adoptedCell`). */
+export interface AdoptedCell {
+  execution: NonNullable<KernelRecord['execution']>;
+  /** Resolves once the cell has ended (seen here or not), or the kernel went away. */
+  ended: Promise<void>;
+}
+
+const adoptedCells = new WeakMap<Kernel, AdoptedCell>();
+
+/** The cell `kernel` was running when it was adopted; undefined for a kernel adopted idle. */
+export function adoptedCell(kernel: Kernel): AdoptedCell | undefined {
+  return adoptedCells.get(kernel);
+}
+
+/**
+ * A cell that ended while no server was connected leaves nothing behind to say so (the kernel's
+ * PUB socket dropped its `idle`, its ROUTER the reply), so the kernel would read `busy` until its
+ * next run. A kernel handles shell requests one at a time, in order
+ * (https://jupyter-client.readthedocs.io/en/stable/messaging.html#kernel-info): its answer to a
+ * kernel_info_request sent now comes once that cell has ended, whether it ended meanwhile or ends later.
+ */
+async function settleRunningCell(kernel: Kernel, msgId: string): Promise<void> {
+  const reply = await kernel.request('shell', 'kernel_info_request', {}, PROBE_TIMEOUT_MS);
+  kernel.closeOwnSocket('shell');
+  if (!reply || kernel.execution?.msgId !== msgId) return; // seen ending here, or gone
+  kernel.execution = undefined;
+  if (kernel.executionState === 'busy') kernel.executionState = 'idle';
+  kernel.recordChanged();
 }
 
 function lastActivity(text: string): { lastActivity?: Date } {

@@ -1,4 +1,4 @@
-export { adoptKernels } from './adoption.js';
+export { type AdoptedCell, adoptedCell, adoptKernels } from './adoption.js';
 export { CELL_EXECUTOR_SESSION, type CellRun } from './cell-run.js';
 export { type ClientChannel, KernelClient } from './client.js';
 export { readConnectionFile } from './connection-file.js';
