@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
-  adoptedCell,
-  adoptKernels,
   type CellExecutor,
   ClusterManager,
   type CollaborationManager,
@@ -20,7 +18,6 @@ import {
   type KernelManagerOptions,
   KernelPersistence,
   type KernelProvisioner,
-  type KernelRecord,
   KernelSpecManager,
   type KernelSpecSource,
   LegacyNotebookRegistry,
@@ -44,6 +41,7 @@ import { executeRecorder } from './audit/execute.js';
 import { Authenticator } from './auth/authenticator.js';
 import { HubAuth } from './auth/hub/hub-auth.js';
 import { anonymousIdentity, type Identity, namedIdentity } from './auth/identity.js';
+import { adoptPersistedKernels, resumeCellRuns } from './kernel-adoption.js';
 import { createLabServices, type LabServices } from './lab/lab-services.js';
 import { Metrics } from './metrics/metrics.js';
 import type { NbserveOptions } from './options.js';
@@ -231,7 +229,7 @@ export function createServices(options: NbserveOptions): Services {
     },
   };
   if (audit) services.events.onContents(auditContents(audit)); // the contents routes emit, the audit log listens
-  void adopted.then(() => resumeCellRuns(services));
+  void adopted.then(() => resumeCellRuns(kernels, services.collaboration));
   return services;
 }
 
@@ -408,44 +406,4 @@ function createKernelServices(options: NbserveOptions, activity: Activity, audit
     ...(audit ? { onExecute: executeRecorder(audit, sessions) } : {}),
   });
   return { kernelspecs, kernels, sessions, channels, adopted, persistence };
-}
-
-/**
- * Cells of shared documents an earlier server was running on kernels adopted from it go on writing
- * their outputs into the documents here (collaboration/cell-executor.ts).
- */
-async function resumeCellRuns(services: Services): Promise<void> {
-  const running = services.kernels
-    .list()
-    .map((model) => services.kernels.get(model.id))
-    .filter((kernel) => adoptedCell(kernel)?.execution.cell);
-  if (running.length === 0) return;
-  const documents = await services.collaboration?.catch(() => null);
-  for (const kernel of running) void documents?.executor.resume(kernel);
-}
-
-/** Adopts the persisted kernels, then restores their sessions and keeps both in the kernels' records. */
-async function adoptPersistedKernels(options: {
-  persistence: KernelPersistence;
-  store: MemorySessionStore;
-  records: KernelRecord[];
-  kernels: KernelManager;
-  kernelspecs: KernelSpecSource;
-  provisioner: KernelProvisioner;
-  warn: (message: string) => void;
-}): Promise<void> {
-  const { persistence, store, kernels, warn } = options;
-  persistence.sessionsOf = (kernelId) => store.forKernel(kernelId);
-  const adopted = await adoptKernels(options.records, {
-    manager: kernels,
-    kernelspecs: options.kernelspecs,
-    provisioner: options.provisioner,
-    records: persistence.records,
-    warn,
-  });
-  store.onChange = (kernelId) => {
-    if (kernels.has(kernelId)) persistence.save(kernels.get(kernelId));
-  };
-  for (const record of adopted) for (const session of record.sessions) await store.put(session);
-  if (adopted.length > 0) warn(`Adopted ${adopted.length} kernel(s) left running by a previous server`);
 }
