@@ -16,9 +16,10 @@ async function loadMarkdown(): Promise<Markdown> {
 
 /**
  * The export's options of the shared renderers: the page stands alone (images only inline,
- * MathML that browsers render without KaTeX's fonts), raw HTML neutralized under its own CSP.
+ * MathML that browsers render without KaTeX's fonts, no dead links), raw HTML neutralized under
+ * its own CSP, terminal colours as inline styles.
  */
-export const EXPORT_MARKDOWN = { rawHtml: 'neutralize', images: 'embedded', math: 'mathml' } as const;
+export const EXPORT_MARKDOWN = { rawHtml: 'neutralize', images: 'embedded', math: 'mathml', refused: 'text' } as const;
 const EXPORT_ANSI = { classes: false } as const;
 
 // The page stands alone and runs nothing: no scripts (so no inline handlers or javascript:

@@ -7,6 +7,7 @@ export {
   type MarkdownOptions,
   type MathOutput,
   type RawHtmlPolicy,
+  type RefusedUrlForm,
   renderLatex,
   renderMarkdown,
 } from './markdown-html.js';

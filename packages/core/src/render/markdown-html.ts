@@ -16,11 +16,19 @@ export { type MathOutput, renderLatex } from './math-html.js';
  */
 export type RawHtmlPolicy = 'neutralize' | 'escape' | { sanitize: (html: string) => string };
 
+/**
+ * A link or image whose URL is refused: `text` shows the link's text or the image's alt text (an
+ * export: a saved page has no dead links); `hash` keeps the element, pointing at `#` (the page and
+ * the print view, as the reST renderer does: the reader sees that a link was there).
+ */
+export type RefusedUrlForm = 'text' | 'hash';
+
 /** How one caller renders markdown; the rules not named here are the same for every caller. */
 export interface MarkdownOptions {
   rawHtml: RawHtmlPolicy;
   images: ImagePolicy;
   math: MathOutput;
+  refused: RefusedUrlForm;
   /** The cell's attachments, which `![](attachment:name)` shows. */
   attachments?: Attachments;
 }
@@ -29,8 +37,8 @@ export interface MarkdownOptions {
  * The one markdown renderer of nbserve (the HTML and PDF exports, the print view, the notebook
  * page). GitHub-flavoured markdown by marked; `$…$`, `$$…$$`, `\(…\)` and `\[…\]` math lifted
  * out before marked sees it (which would take `\,` for an escaped comma) and rendered by KaTeX;
- * link URLs limited by the one URL rule (after decoding character references), a link that
- * fails it shown as its text; images by `options.images`, one that fails shown as its alt text.
+ * link URLs limited by the one URL rule (after decoding character references), images by
+ * `options.images`; a refused one as `options.refused` says.
  */
 export function renderMarkdown(source: string, options: MarkdownOptions): string {
   const { text, math } = extractMath(source);
@@ -41,7 +49,7 @@ export function renderMarkdown(source: string, options: MarkdownOptions): string
 }
 
 function markedFor(options: MarkdownOptions): Marked {
-  const { rawHtml } = options;
+  const { rawHtml, refused } = options;
   return new Marked({
     gfm: true,
     breaks: false,
@@ -53,11 +61,11 @@ function markedFor(options: MarkdownOptions): Marked {
       },
       link(token: Tokens.Link) {
         const text = this.parser.parseInline(token.tokens);
-        const href = linkUrl(token.href);
+        const href = linkUrl(token.href) ?? (refused === 'hash' ? '#' : undefined);
         return href === undefined ? text : `<a href="${escapeHtml(href)}"${title(token.title)}>${text}</a>`;
       },
       image(token: Tokens.Image) {
-        const src = imageUrl(token.href, options.images, options.attachments);
+        const src = imageUrl(token.href, options.images, options.attachments) ?? (refused === 'hash' ? '#' : undefined);
         if (src === undefined) return escapeHtml(token.text);
         return `<img src="${escapeHtml(src)}" alt="${escapeHtml(token.text)}"${title(token.title)}>`;
       },

@@ -19,7 +19,12 @@ interface PrintCell {
  * The print view's options of the shared renderers: every notebook is untrusted here, so raw HTML
  * is shown as text; the page loads KaTeX's CSS and the `ansi-*` classes like the notebook page.
  */
-export const PRINT_MARKDOWN: MarkdownOptions = { rawHtml: 'escape', images: 'linked', math: 'htmlAndMathml' };
+export const PRINT_MARKDOWN: MarkdownOptions = {
+  rawHtml: 'escape',
+  images: 'linked',
+  math: 'htmlAndMathml',
+  refused: 'hash',
+};
 const PRINT_ANSI = { classes: true };
 
 function renderBundle(bundle: MimeBundle): string {

@@ -31,7 +31,12 @@ export function sanitize(html: string): string {
 }
 
 /** The page's options of the shared markdown renderer: raw HTML kept for DOMPurify, KaTeX with its CSS. */
-export const PAGE_MARKDOWN: MarkdownOptions = { rawHtml: { sanitize }, images: 'linked', math: 'htmlAndMathml' };
+export const PAGE_MARKDOWN: MarkdownOptions = {
+  rawHtml: { sanitize },
+  images: 'linked',
+  math: 'htmlAndMathml',
+  refused: 'hash',
+};
 
 export function markdownElement(source: string, attachments?: Attachments): HTMLElement {
   const div = h('div', { className: 'rendered-markdown' });
