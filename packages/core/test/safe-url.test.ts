@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToHtml } from '../src/export/markdown-html.js';
+import { EXPORT_MARKDOWN } from '../src/export/html-exporter.js';
 import { isSafeUrl } from '../src/html/safe-url.js';
+import { renderMarkdown } from '../src/render/markdown-html.js';
 import { safeLinkUrl } from '../src/rst/safe-url.js';
+
+const markdownToHtml = (source: string) => renderMarkdown(source, EXPORT_MARKDOWN);
 
 const SAFE = [
   'https://jupyter.org',

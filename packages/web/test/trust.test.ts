@@ -130,3 +130,31 @@ describe('untrusted notebooks', () => {
     expect(await page.locator('.markdown-cell script, .markdown-cell [onerror]').count()).toBe(0);
   });
 });
+
+describe('markdown cell attachments', () => {
+  it("shows a cell's attachment: images on the page and in the print view, refused links pointing at #", async () => {
+    const source = '![dot](attachment:dot.gif) [bad](&#106;avascript:alert(1))';
+    const cell = {
+      cell_type: 'markdown',
+      id: 'a1',
+      metadata: {},
+      source,
+      attachments: { 'dot.gif': { 'image/gif': GIF } },
+    };
+    await fs.writeFile(path.join(h.root, 'attached.ipynb'), notebookJson([cell]));
+    const fresh = await h.newPage();
+    // The browser profile is shared: logged in already unless this test runs alone.
+    await fresh.goto(`${h.url}notebooks/attached.ipynb`);
+    if (fresh.url().includes('/login')) await login(fresh, h.url, 'notebooks/attached.ipynb');
+    await fresh.waitForSelector('body[data-ready]');
+    const img = fresh.locator('.markdown-cell.rendered img');
+    expect(await img.getAttribute('src')).toBe(`data:image/gif;base64,${GIF}`);
+    expect(await img.getAttribute('alt')).toBe('dot');
+    expect(await fresh.locator('.markdown-cell.rendered a').getAttribute('href')).toBe('#');
+    await fresh.goto(`${h.url}print/attached.ipynb`);
+    expect(await fresh.locator('.print-notebook .markdown-cell img').getAttribute('src')).toBe(
+      `data:image/gif;base64,${GIF}`,
+    );
+    expect(await fresh.locator('.print-notebook .markdown-cell a').getAttribute('href')).toBe('#');
+  });
+});

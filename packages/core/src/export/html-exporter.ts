@@ -1,18 +1,26 @@
 import { escapeHtml } from '../html/escape.js';
+import { ansiToHtml } from '../render/ansi-html.js';
+import { neutralizeHtml } from '../render/neutralize.js';
 import { applyCarriageReturns } from '../util/stream-text.js';
-import { ansiToHtml } from './ansi.js';
-import { neutralizeHtml } from './escape.js';
 import { bundleText, type ExportCell, type ExportNotebook, type ExportOutput, joinSource } from './notebook.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 
-type Markdown = typeof import('./markdown-html.js');
+type Markdown = typeof import('../render/markdown-html.js');
 let loadedMarkdown: Markdown | undefined;
 
 /** marked and KaTeX take a while to import: load them with the first export, not at server start. */
 async function loadMarkdown(): Promise<Markdown> {
-  loadedMarkdown ??= await import('./markdown-html.js');
+  loadedMarkdown ??= await import('../render/markdown-html.js');
   return loadedMarkdown;
 }
+
+/**
+ * The export's options of the shared renderers: the page stands alone (images only inline,
+ * MathML that browsers render without KaTeX's fonts, no dead links), raw HTML neutralized under
+ * its own CSP, terminal colours as inline styles.
+ */
+export const EXPORT_MARKDOWN = { rawHtml: 'neutralize', images: 'embedded', math: 'mathml', refused: 'text' } as const;
+const EXPORT_ANSI = { classes: false } as const;
 
 // The page stands alone and runs nothing: no scripts (so no inline handlers or javascript:
 // URLs either), no remote loads, no forms, no <base>. Meant for a meta tag and the header both.
@@ -73,7 +81,7 @@ ${cells}
 function renderCell(cell: ExportCell, notebook: ExportNotebook, markdown: Markdown): string {
   const source = joinSource(cell.source);
   if (cell.cell_type === 'markdown') {
-    return `<div class="cell markdown"><div class="row"><div class="prompt"></div><div class="body">${markdown.markdownToHtml(source, cell.attachments)}</div></div></div>`;
+    return `<div class="cell markdown"><div class="row"><div class="prompt"></div><div class="body">${markdown.renderMarkdown(source, { ...EXPORT_MARKDOWN, attachments: cell.attachments ?? {} })}</div></div></div>`;
   }
   if (cell.cell_type !== 'code') {
     return `<div class="cell raw"><div class="row"><div class="prompt"></div><div class="body"><pre>${escapeHtml(source)}</pre></div></div></div>`;
@@ -90,9 +98,9 @@ function renderOutput(output: ExportOutput, markdown: Markdown): string {
   let html: string | undefined;
   if (output.output_type === 'stream') {
     const stderr = output.name === 'stderr' ? ' stderr' : '';
-    html = `<pre class="stream${stderr}">${ansiToHtml(applyCarriageReturns(joinSource(output.text)))}</pre>`;
+    html = `<pre class="stream${stderr}">${ansiToHtml(applyCarriageReturns(joinSource(output.text)), EXPORT_ANSI)}</pre>`;
   } else if (output.output_type === 'error') {
-    html = `<div class="error"><pre>${ansiToHtml((output.traceback ?? [`${output.ename}: ${output.evalue}`]).join('\n'))}</pre></div>`;
+    html = `<div class="error"><pre>${ansiToHtml((output.traceback ?? [`${output.ename}: ${output.evalue}`]).join('\n'), EXPORT_ANSI)}</pre></div>`;
   } else if (output.output_type === 'execute_result' || output.output_type === 'display_data') {
     if (output.output_type === 'execute_result') prompt = `Out[${output.execution_count ?? ' '}]:`;
     html = renderBundle(output.data ?? {}, markdown);
@@ -117,12 +125,12 @@ function renderBundle(data: Record<string, unknown>, markdown: Markdown): string
     if (/^[A-Za-z0-9+/=]+$/.test(base64)) return `<img src="data:${type};base64,${base64}" alt="${type.slice(6)}">`;
   }
   if (data['text/markdown'] !== undefined)
-    return `<div class="markdown">${markdown.markdownToHtml(bundleText(data['text/markdown']))}</div>`;
+    return `<div class="markdown">${markdown.renderMarkdown(bundleText(data['text/markdown']), EXPORT_MARKDOWN)}</div>`;
   if (data['text/latex'] !== undefined)
-    return `<div class="latex">${markdown.latexToHtml(bundleText(data['text/latex']))}</div>`;
+    return `<div class="latex">${markdown.renderLatex(bundleText(data['text/latex']), EXPORT_MARKDOWN)}</div>`;
   if (data['application/json'] !== undefined) {
     return `<pre class="json">${escapeHtml(JSON.stringify(data['application/json'], null, 2))}</pre>`;
   }
-  if (data['text/plain'] !== undefined) return `<pre>${ansiToHtml(bundleText(data['text/plain']))}</pre>`;
+  if (data['text/plain'] !== undefined) return `<pre>${ansiToHtml(bundleText(data['text/plain']), EXPORT_ANSI)}</pre>`;
   return undefined;
 }

@@ -1,6 +1,6 @@
+export { ansiToHtml } from '../render/ansi-html.js';
+export { neutralizeHtml } from '../render/neutralize.js';
 export { applyCarriageReturns } from '../util/stream-text.js';
-export { ansiToHtml, stripAnsi } from './ansi.js';
-export { neutralizeHtml } from './escape.js';
 export { ExportManager, type ExportManagerOptions } from './export-manager.js';
 export { EXPORT_HTML_CSP, HtmlExporter } from './html-exporter.js';
 export { MarkdownExporter } from './markdown-exporter.js';
@@ -9,5 +9,6 @@ export { type ExportNotebook, joinSource, parseExportNotebook } from './notebook
 export { NotebookExporter } from './notebook-exporter.js';
 export { ChromiumPdfExporter, type PdfOptions } from './pdf-exporter.js';
 export { languageSyntax, ScriptExporter } from './script-exporter.js';
+export { stripAnsi } from './strip-ansi.js';
 export type { Exporter, ExportRequest, ExportResult } from './types.js';
 export { createZip, type ZipEntry } from './zip.js';

@@ -1,6 +1,6 @@
 import { applyCarriageReturns } from '../util/stream-text.js';
-import { stripAnsi } from './ansi.js';
 import { bundleText, type ExportOutput, joinSource, notebookLanguage } from './notebook.js';
+import { stripAnsi } from './strip-ansi.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml'];

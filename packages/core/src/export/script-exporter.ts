@@ -1,5 +1,5 @@
-import { stripAnsi } from './ansi.js';
 import { joinSource, notebookLanguage } from './notebook.js';
+import { stripAnsi } from './strip-ansi.js';
 import type { Exporter, ExportRequest, ExportResult } from './types.js';
 
 interface LanguageSyntax {

@@ -1,6 +1,6 @@
 import { badRequest, tooLarge } from '../errors.js';
-import { neutralizeHtml } from '../export/escape.js';
 import { escapeHtml } from '../html/escape.js';
+import { neutralizeHtml } from '../render/neutralize.js';
 import { renderRstBuiltin } from './builtin-renderer.js';
 import { type DocutilsOptions, DocutilsRenderer } from './docutils-renderer.js';
 import { sanitizeUrlAttributes } from './safe-url.js';

@@ -1,8 +1,7 @@
 import { escapeHtml } from '@nbserve/core/html';
 import { isObject } from '@nbserve/core/is-object';
-import { AnsiUp } from 'ansi_up';
+import { type Attachments, ansiToHtml, type MarkdownOptions, renderLatex, renderMarkdown } from '@nbserve/core/render';
 import type { WebAssets } from '../bundle/build.js';
-import { renderLatex, renderMarkdown } from '../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../shared/mime.js';
 import { applyCarriageReturns } from '../shared/stream-text.js';
 import { renderPage } from './page.js';
@@ -13,13 +12,20 @@ interface PrintCell {
   source?: unknown;
   execution_count?: unknown;
   outputs?: unknown;
+  attachments?: unknown;
 }
 
-function ansiToHtml(text: string): string {
-  const ansi = new AnsiUp();
-  ansi.use_classes = true;
-  return ansi.ansi_to_html(text); // escapes HTML itself
-}
+/**
+ * The print view's options of the shared renderers: every notebook is untrusted here, so raw HTML
+ * is shown as text; the page loads KaTeX's CSS and the `ansi-*` classes like the notebook page.
+ */
+export const PRINT_MARKDOWN: MarkdownOptions = {
+  rawHtml: 'escape',
+  images: 'linked',
+  math: 'htmlAndMathml',
+  refused: 'hash',
+};
+const PRINT_ANSI = { classes: true };
 
 function renderBundle(bundle: MimeBundle): string {
   // Static pages never run output scripts or raw HTML: the print view treats every notebook
@@ -39,13 +45,13 @@ function renderBundle(bundle: MimeBundle): string {
       return b64 ? `<img class="output-image" alt="" src="data:${mime};base64,${b64}">` : '';
     }
     case 'text/markdown':
-      return `<div class="output-markdown">${renderMarkdown(joinText(data), { allowHtml: false })}</div>`;
+      return `<div class="output-markdown">${renderMarkdown(joinText(data), PRINT_MARKDOWN)}</div>`;
     case 'text/latex':
-      return `<div class="output-latex">${renderLatex(joinText(data))}</div>`;
+      return `<div class="output-latex">${renderLatex(joinText(data), PRINT_MARKDOWN)}</div>`;
     case 'application/json':
       return `<pre class="output-json">${escapeHtml(JSON.stringify(data, null, 2))}</pre>`;
     default:
-      return `<pre class="output-text">${ansiToHtml(joinText(data))}</pre>`;
+      return `<pre class="output-text">${ansiToHtml(joinText(data), PRINT_ANSI)}</pre>`;
   }
 }
 
@@ -53,11 +59,11 @@ function renderOutput(output: Record<string, unknown>): string {
   switch (output.output_type) {
     case 'stream': {
       const cls = output.name === 'stderr' ? 'output-stderr' : 'output-stdout';
-      return `<pre class="output-stream ${cls}">${ansiToHtml(applyCarriageReturns(joinText(output.text)))}</pre>`;
+      return `<pre class="output-stream ${cls}">${ansiToHtml(applyCarriageReturns(joinText(output.text)), PRINT_ANSI)}</pre>`;
     }
     case 'error': {
       const tb = Array.isArray(output.traceback) ? output.traceback.map((l) => joinText(l)).join('\n') : '';
-      return `<pre class="output-error">${ansiToHtml(tb || `${joinText(output.ename)}: ${joinText(output.evalue)}`)}</pre>`;
+      return `<pre class="output-error">${ansiToHtml(tb || `${joinText(output.ename)}: ${joinText(output.evalue)}`, PRINT_ANSI)}</pre>`;
     }
     case 'execute_result':
     case 'display_data':
@@ -65,6 +71,10 @@ function renderOutput(output: Record<string, unknown>): string {
     default:
       return '';
   }
+}
+
+function attachmentsOf(cell: PrintCell): Attachments {
+  return isObject(cell.attachments) ? cell.attachments : {};
 }
 
 function prompt(count: unknown): string {
@@ -79,7 +89,9 @@ export function renderNotebookHtml(notebook: unknown): string {
   for (const raw of cells as PrintCell[]) {
     const source = joinText(raw?.source);
     if (raw?.cell_type === 'markdown') {
-      parts.push(`<div class="print-cell markdown-cell">${renderMarkdown(source, { allowHtml: false })}</div>`);
+      parts.push(
+        `<div class="print-cell markdown-cell">${renderMarkdown(source, { ...PRINT_MARKDOWN, attachments: attachmentsOf(raw) })}</div>`,
+      );
     } else if (raw?.cell_type === 'code') {
       const outputs: unknown[] = Array.isArray(raw.outputs) ? raw.outputs : [];
       const rendered = outputs.map((o) => (isObject(o) ? renderOutput(o) : '')).join('');

@@ -187,7 +187,7 @@ export class Cell {
     if (this.editor) return;
     if (this.type === 'markdown' && this.renderedMode && this.source.trim() !== '') {
       this.element.classList.add('rendered');
-      this.rendered.replaceChildren(markdownElement(this.source));
+      this.rendered.replaceChildren(markdownElement(this.source, this.data.attachments));
       this.rendered.ondblclick = () => this.edit();
       this.inputBox.replaceChildren(this.rendered);
       return;

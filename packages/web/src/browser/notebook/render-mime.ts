@@ -1,19 +1,12 @@
-import { escapeHtml } from '@nbserve/core/html';
-import { AnsiUp } from 'ansi_up';
+import { type Attachments, ansiToHtml, type MarkdownOptions, renderLatex, renderMarkdown } from '@nbserve/core/render';
 import DOMPurify from 'dompurify';
-import { renderLatex, renderMarkdown } from '../../shared/markdown.js';
 import { cleanBase64, joinText, type MimeBundle, pickMime } from '../../shared/mime.js';
 import { pageConfig } from '../lib/config.js';
 import { h } from '../lib/dom.js';
 
-const ansi = new AnsiUp();
-ansi.use_classes = true;
-
-/** ANSI-coloured text to escaped HTML (ansi_up escapes `<`, `&` itself). */
+/** ANSI-coloured text to escaped HTML, with the `ansi-*` classes the page's stylesheet defines. */
 export function ansiHtml(text: string): string {
-  // Most output has no escape codes: plain escaping is far cheaper than ansi_up's parser.
-  if (!text.includes('\u001b')) return escapeHtml(text);
-  return ansi.ansi_to_html(text);
+  return ansiToHtml(text, { classes: true });
 }
 
 /** Untrusted HTML: no scripts, no event handlers, no forms posting to our origin. */
@@ -37,9 +30,17 @@ export function sanitize(html: string): string {
   });
 }
 
-export function markdownElement(source: string): HTMLElement {
+/** The page's options of the shared markdown renderer: raw HTML kept for DOMPurify, KaTeX with its CSS. */
+export const PAGE_MARKDOWN: MarkdownOptions = {
+  rawHtml: { sanitize },
+  images: 'linked',
+  math: 'htmlAndMathml',
+  refused: 'hash',
+};
+
+export function markdownElement(source: string, attachments?: Attachments): HTMLElement {
   const div = h('div', { className: 'rendered-markdown' });
-  div.innerHTML = renderMarkdown(source, { allowHtml: true, sanitize });
+  div.innerHTML = renderMarkdown(source, attachments ? { ...PAGE_MARKDOWN, attachments } : PAGE_MARKDOWN);
   for (const a of div.querySelectorAll('a[href^="http"]')) {
     a.setAttribute('target', '_blank');
     a.setAttribute('rel', 'noopener noreferrer');
@@ -130,7 +131,7 @@ export function renderBundle(
       break;
     case 'text/latex':
       wrap.classList.add('output-latex');
-      wrap.innerHTML = renderLatex(joinText(data));
+      wrap.innerHTML = renderLatex(joinText(data), PAGE_MARKDOWN);
       break;
     case 'image/svg+xml': {
       // As an <img>, an SVG cannot run script; inline only when trusted.
