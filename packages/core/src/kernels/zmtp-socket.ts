@@ -68,6 +68,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
   #inbox: Buffer[][] = [];
   #reader: ((result: IteratorResult<Buffer[]>) => void) | undefined;
   #paused = false;
+  #attempts = 0;
 
   constructor(type: ZmtpSocketType, options: ZmtpSocketOptions = {}) {
     this.#type = type;
@@ -105,6 +106,21 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
     const buffers = encodeMessage(this.#type === 'REQ' ? [EMPTY, ...frames] : frames);
     if (this.#state === 'ready') this.#write(buffers);
     else this.#outbox.push(buffers);
+  }
+
+  /** The peer has answered the handshake: what is sent now goes out at once (tests wait on it). */
+  get connected(): boolean {
+    return this.#state === 'ready';
+  }
+
+  /** Connections opened so far, refused ones included (tests wait on it). */
+  get connectAttempts(): number {
+    return this.#attempts;
+  }
+
+  /** Received messages the reader has not taken yet. */
+  get unread(): number {
+    return this.#inbox.length;
   }
 
   close(): void {
@@ -154,6 +170,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
     const endpoint = this.#endpoint;
     if (this.#closed || !endpoint) return;
     const connection = net.connect(endpoint);
+    this.#attempts++;
     this.#connection = connection;
     this.#decoder = new FrameDecoder();
     this.#state = 'greeting';
