@@ -4,6 +4,8 @@
  * `@jupyter/docprovider` is made of, after `PUT api/collaboration/session/<path>`.
  */
 import { YFile, YNotebook } from '@jupyter/ydoc';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
 import { WebSocket } from 'ws';
 import { WebsocketProvider } from 'y-websocket';
 import { TOKEN } from './token.js';
@@ -22,8 +24,16 @@ export interface CollabClient<D extends YNotebook | YFile = YNotebook> {
   roomId: string;
   /** Close codes and reasons the server sent this client. */
   closes: Array<{ code: number; reason: string }>;
+  /**
+   * jupyter-collaboration's save request (what JupyterLab's Ctrl+S sends): the room saves now,
+   * after the edits this client sent before it, and answers with its `status`.
+   */
+  save(): Promise<string>;
   close(): void;
 }
+
+/** y-websocket's message type 2, which jupyter-collaboration uses for JSON strings (the save request). */
+const RAW_MESSAGE = 2;
 
 /** `PUT api/collaboration/session/<path>` on a server at `url` (ending in `/`). */
 export async function collabSession(url: string, path: string, kind = 'json:notebook'): Promise<CollabSession> {
@@ -79,12 +89,35 @@ async function connect<D extends YNotebook | YFile>(
   provider.on('connection-close', (event: { code: number; reason: string } | null) => {
     if (event) closes.push({ code: event.code, reason: String(event.reason) });
   });
+  const saves = new Map<number, (status: string) => void>();
+  let nextSave = 0;
+  provider.messageHandlers[RAW_MESSAGE] = (_encoder, decoder) => {
+    const reply = JSON.parse(decoding.readVarString(decoder)) as {
+      type?: string;
+      responseTo?: number;
+      status?: string;
+    };
+    if (reply.type === 'save' && typeof reply.responseTo === 'number') {
+      saves.get(reply.responseTo)?.(String(reply.status));
+      saves.delete(reply.responseTo);
+    }
+  };
   if (sync) await waitFor(() => provider.synced, { what: `sync of ${roomId}` });
   return {
     model,
     provider,
     roomId,
     closes,
+    save() {
+      const id = nextSave++;
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, RAW_MESSAGE);
+      encoding.writeVarString(encoder, 'save');
+      encoding.writeVarUint(encoder, id);
+      const answered = new Promise<string>((resolve) => saves.set(id, resolve));
+      provider.ws?.send(encoding.toUint8Array(encoder));
+      return answered;
+    },
     close() {
       provider.destroy();
       model.dispose();

@@ -5,15 +5,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { within } from '../../../testing/wait.js';
 import { GatewayTransport } from '../src/gateway/transport.js';
 import { protocol } from '../src/index.js';
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)),
-  ]);
-}
 
 describe('GatewayTransport', () => {
   it('routes a client that reopens its channels under the same routing id', async () => {

@@ -1,5 +1,6 @@
 // needs: kernel
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { appendFileSync, mkdirSync, rmSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDirSync } from '../../../testing/temp.js';
@@ -49,11 +50,14 @@ describe('waitForConnectionFile', () => {
 
   it('resolves once the kernel has written the whole file, in pieces', async () => {
     const file = path.join(dir, 'kernel-later.json');
-    const waiting = waitForConnectionFile(file, { timeoutMs: 10_000, exited: never });
+    const waiting = waitForConnectionFile(file, { timeoutMs: 10_000, exited: never }); // watching from here on
     const text = JSON.stringify(info);
-    await new Promise((r) => setTimeout(r, 50));
+    // The first piece's event reaches our watch of the directory and, in the same turn, the waiter's.
+    const ours = watch(dir, { persistent: false });
+    const firstPiece = once(ours, 'change');
     writeFileSync(file, text.slice(0, 20));
-    await new Promise((r) => setTimeout(r, 50));
+    await firstPiece;
+    ours.close();
     appendFileSync(file, text.slice(20));
     expect(await waiting).toEqual(info);
   });
@@ -67,8 +71,8 @@ describe('waitForConnectionFile', () => {
   it('polls when the directory cannot be watched (it does not exist yet)', async () => {
     const sub = path.join(dir, 'later-dir');
     const file = path.join(sub, 'kernel-x.json');
+    // the watch of the missing directory fails at once: the waiter polls from here on
     const waiting = waitForConnectionFile(file, { timeoutMs: 10_000, exited: never });
-    await new Promise((r) => setTimeout(r, 50));
     mkdirSync(sub);
     writeFileSync(file, JSON.stringify(info));
     expect(await waiting).toEqual(info);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as zmq from 'zeromq';
 import { makeTempDir } from '../../../testing/temp.js';
+import { within } from '../../../testing/wait.js';
 import { ZmtpListener } from '../src/kernels/zmtp-listener.js';
 import { ZmtpSocket } from '../src/kernels/zmtp-socket.js';
 
@@ -22,18 +23,9 @@ function track<T extends { close(): void }>(socket: T): T {
 
 /** The next message of an async-iterable socket, failing after `ms`. */
 async function next(socket: AsyncIterable<Buffer[]>, ms = 5000): Promise<Buffer[]> {
-  const iterator = socket[Symbol.asyncIterator]();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no message within ${ms} ms`)), ms);
-  });
-  try {
-    const result = await Promise.race([iterator.next(), timeout]);
-    if (result.done) throw new Error('socket closed');
-    return result.value;
-  } finally {
-    clearTimeout(timer);
-  }
+  const result = await within(socket[Symbol.asyncIterator]().next(), ms, 'a message');
+  if (result.done) throw new Error('socket closed');
+  return result.value;
 }
 
 const SIZES = [0, 1, 33, 255, 256, 8192, 100_000, 3_000_000];

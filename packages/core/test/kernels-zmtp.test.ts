@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import * as zmq from 'zeromq';
 import { freePort } from '../../../testing/ports.js';
 import { makeTempDir } from '../../../testing/temp.js';
+import { waitFor } from '../../../testing/wait.js';
 import { encodeMessage, FrameDecoder, GREETING_LENGTH, greeting, greetingProblem } from '../src/kernels/zmtp-frames.js';
 import { ZmtpSocket } from '../src/kernels/zmtp-socket.js';
 
@@ -32,7 +33,8 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
     const dealer = new ZmtpSocket('DEALER', { ...RETRY, routingId: 'client-1' });
     dealer.connect(`tcp://127.0.0.1:${port}`);
     for (let i = 0; i < 20; i++) await dealer.send([Buffer.from(`early ${i}`)]);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // refused a few times meanwhile
+    await waitFor(() => dealer.connectAttempts >= 3, { what: 'refused a few times meanwhile' });
+    expect(dealer.connected).toBe(false);
     const router = new zmq.Router({ linger: 0 });
     await router.bind(`tcp://127.0.0.1:${port}`);
     try {
@@ -88,10 +90,11 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
       await dealer.send([Buffer.from('before')]);
       expect((await router.receive())[1]?.toString()).toBe('before');
       router.close();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(() => !dealer.connected, { what: 'the lost connection noticed' });
       router = new zmq.Router({ linger: 0 });
       await router.bind(endpoint);
-      await new Promise((resolve) => setTimeout(resolve, 300)); // reconnected within the retry interval
+      // reconnected within the retry interval (at most 200 ms here), well before this limit
+      await waitFor(() => dealer.connected, { timeoutMs: 5000, what: 'reconnected' });
       await dealer.send([Buffer.from('after')]);
       const [identity, body] = await router.receive();
       expect(identity?.toString()).toBe('again');
@@ -133,12 +136,13 @@ describe('the JavaScript ZeroMQ DEALER against libzmq', () => {
     const { port } = server.address() as net.AddressInfo;
     const dealer = new ZmtpSocket('DEALER', RETRY);
     dealer.connect(`tcp://127.0.0.1:${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // handshake done: sends go to the connection
+    await waitFor(() => dealer.connected, { what: 'handshake done: sends go to the connection' });
     try {
       let waiting: Promise<void> | undefined;
       for (let i = 0; i < 400 && !waiting; i++) {
         const send = dealer.send([Buffer.alloc(100_000)]);
-        const settled = await Promise.race([send.then(() => true), new Promise((r) => setTimeout(r, 50, false))]);
+        // a send with room resolves at once (in microtasks); one still pending a turn of the event loop later waits
+        const settled = await Promise.race([send.then(() => true), new Promise((r) => setImmediate(r, false))]);
         if (!settled) waiting = send;
       }
       expect(waiting).toBeDefined(); // the connection's buffer filled up
@@ -180,17 +184,19 @@ describe('the JavaScript ZeroMQ SUB against libzmq', () => {
       void first.then(() => {
         seen = true;
       });
-      const deadline = performance.now() + 20_000;
-      while (!seen) {
-        if (performance.now() > deadline) throw new Error('the subscription did not reach the PUB in 20 s');
-        await pub.send([Buffer.from('topic'), Buffer.from('hello')]);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(
+        async () => {
+          if (!seen) await pub.send([Buffer.from('topic'), Buffer.from('hello')]);
+          return seen;
+        },
+        { timeoutMs: 20_000, intervalMs: 10, what: 'the subscription reaching the PUB' },
+      );
       expect((await first).value?.map(String)).toEqual(['topic', 'hello']);
       await pub.send([Buffer.from('mark')]);
       while ((await iterator.next()).value?.[0]?.toString() !== 'mark');
       for (let i = 0; i < 5000; i++) await pub.send([Buffer.from('n'), Buffer.from(String(i))]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // all of them arrive and are kept while nobody reads
+      await waitFor(() => sub.unread === 5000, { what: '5,000 unread messages kept' });
       const got = await take({ [Symbol.asyncIterator]: () => iterator }, 5000);
       expect(got.map((m) => Number(m[1]?.toString()))).toEqual([...Array(5000).keys()]);
     } finally {
@@ -214,6 +220,7 @@ describe('the JavaScript ZeroMQ DEALER with a receive limit', () => {
         // 10 KB each: 30 MB in all, more than the connection's buffers hold
         for (; sent < 3000; sent++) await peer.send([Buffer.from(String(sent)), Buffer.alloc(10_000)]);
       })();
+      // Real time is what is tested: for 300 ms nobody reads, and the sender does not get through.
       await new Promise((resolve) => setTimeout(resolve, 300));
       // nobody has read: the peer is held back by its own high-water mark, our limit and the kernel's buffers
       expect(sent).toBeLessThan(3000);

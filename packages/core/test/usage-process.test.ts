@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../testing/wait.js';
 import { ProcessUsage } from '../src/index.js';
 
 let child: ChildProcess | undefined;
@@ -23,13 +24,14 @@ describe('ProcessUsage (/proc)', () => {
     // A shell that starts a sleeping child and then spins: a small tree with one busy process.
     child = spawn('/bin/sh', ['-c', 'sleep 30 & while :; do :; done'], { detached: true, stdio: 'ignore' });
     const root = child.pid as number;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => childrenOf(root).length > 0, { what: 'the sleeping child started' });
     const [sleeper] = childrenOf(root);
     const usage = new ProcessUsage();
     const first = usage.sample([root, process.pid]).get(root);
     expect(first?.pids).toEqual([root, sleeper]);
     expect(first?.rss).toBeGreaterThan(0);
     expect(first?.cpuPercent).toBe(0); // first sight: nothing to measure against, as psutil
+    // Real time is what is measured: CPU used between two samples.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const second = usage.sample([root, process.pid]);
     // A spinning process on a shared, loaded machine: clearly above 0, at most one CPU.

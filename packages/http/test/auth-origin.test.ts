@@ -151,7 +151,7 @@ describe('a Host header that is no host, over a real socket', () => {
       });
       socket.on('end', () => resolve(answer));
       socket.on('error', reject);
-      setTimeout(() => socket.destroy(), 10_000).unref();
+      socket.setTimeout(10_000, () => socket.destroy()); // a server that neither answers nor closes
     });
   const upgrade = (path: string, host: string) => [
     `GET ${path} HTTP/1.1`,

@@ -81,7 +81,7 @@ describe('collaboration: outside edits merged', () => {
       await waitFor(async () => (await onDisk('nb.ipynb')).cells.map((c) => c.source).join('|') === want.join('|'), {
         what: 'both edits in the file',
       });
-      await sleep(500); // another save delay: nothing reverts
+      await sleep(500); // real time under test: for another save delay, nothing reverts
       expect(sources(a)).toEqual(want);
       expect((await onDisk('nb.ipynb')).cells.map((c) => c.source)).toEqual(want);
       expect(b.model.getCell(0).ymodel).toBe(first);
@@ -105,8 +105,8 @@ describe('collaboration: outside edits merged', () => {
       await waitFor(() => client.model.getCell(1).getSource() === 'b = "theirs"', { what: 'the file wins' });
       expect(client.model.getCell(1).ymodel.get('changed_on_disk')).toEqual({ replaced: 'b = 2 # mine' });
     }
-    // The notice is the document's, never the file's; the outside text was not overwritten.
-    await sleep(300);
+    // The notice is the document's, never the file's; the outside text was not overwritten, by a save either.
+    expect(await a.save()).toBe('success');
     const saved = JSON.parse(await fs.readFile(file, 'utf8')) as { cells: Array<Record<string, unknown>> };
     expect(saved.cells[1]?.source).toBe('b = "theirs"');
     expect(JSON.stringify(saved)).not.toContain('changed_on_disk');
@@ -158,7 +158,7 @@ describe('collaboration: outside edits merged', () => {
     for (let n = 0; n < 20; n++) {
       last = `${JSON.stringify(version(n), null, 1)}\n`;
       await writeOutside(file, last, n % 2 === 0 ? 'atomic rename' : 'in place');
-      if (n % 5 === 0) await sleep(5);
+      if (n % 5 === 0) await sleep(5); // real time under test: the burst spread over time, as a checkout writes
     }
     const want = version(19).cells.map((cell) => cell.source);
     for (const client of [a, b]) {
@@ -166,7 +166,7 @@ describe('collaboration: outside edits merged', () => {
       const ids = client.model.cells.map((cell) => cell.id);
       expect(new Set(ids).size).toBe(ids.length);
     }
-    await sleep(800); // past a save delay
+    await sleep(800); // real time under test: past a save delay, no late merge saves over the file
     expect(await fs.readFile(file, 'utf8')).toBe(last);
     expect(sources(a)).toEqual(want);
   }, 60_000);
@@ -183,7 +183,7 @@ describe('collaboration: outside edits merged', () => {
       await writeOutside(file, JSON.stringify(threeCells(text)), n % 2 === 0 ? 'atomic rename' : 'in place');
       await waitFor(() => a.model.getCell(1).getSource() === text, { intervalMs: 5, what: `change ${n}` });
       latencies.push(performance.now() - started);
-      await sleep(50);
+      await sleep(50); // real time under test: each change a moment after the last, not one burst
     }
     latencies.sort((x, y) => x - y);
     const median = latencies[5] as number;
@@ -196,15 +196,16 @@ describe('collaboration: outside edits merged', () => {
     await fs.writeFile(file, JSON.stringify(threeCells()));
     const a = await open('nb.ipynb');
     const half = JSON.stringify(threeCells('b = "half"')).slice(0, 60);
+    const logged = () =>
+      server.logger.lines.filter((line) => line.includes('nb.ipynb') && line.includes('cannot be read'));
     await writeOutside(file, half, 'in place');
-    await sleep(100);
+    await waitFor(() => logged().length > 0, { what: 'the unparseable write seen' });
     await writeOutside(file, `${half}  `, 'in place'); // the editor writes again, still half
-    await sleep(100);
     a.model.getCell(0).updateSource(0, 0, '# typed\n');
-    await sleep(900); // past the save delay
+    // A save (as the save delay's, sent after the typing) looks at the file again and leaves it be.
+    await a.save();
     expect(await fs.readFile(file, 'utf8')).toBe(`${half}  `);
-    const logged = server.logger.lines.filter((line) => line.includes('nb.ipynb') && line.includes('cannot be read'));
-    expect(logged).toHaveLength(1);
+    expect(logged()).toHaveLength(1);
     expect(sources(a)).toEqual(['# typed\na = 1', 'b = 2', 'print(3)']);
     await writeOutside(file, JSON.stringify(threeCells('b = "whole"')), 'in place');
     const want = ['# typed\na = 1', 'b = "whole"', 'print(3)'];
@@ -221,7 +222,7 @@ describe('collaboration: outside edits merged', () => {
     const a = await open('nb.ipynb');
     const moved = await server.fetch('api/contents/nb.ipynb', { method: 'PATCH', json: { path: 'moved.ipynb' } });
     expect(moved.status).toBe(200);
-    await sleep(400); // past the wait for a missing file
+    await sleep(400); // real time under test: past the wait for a missing file, the room is still open
     expect(a.closes).toEqual([]);
     const file = path.join(server.root, 'moved.ipynb');
     await writeOutside(file, JSON.stringify(threeCells('b = "after the rename"')), 'in place');

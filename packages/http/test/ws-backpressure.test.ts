@@ -136,7 +136,9 @@ describe('back-pressure', () => {
     expect(kernel.connections).toBe(1);
     // Reconnecting: the replay buffer holds the newest output, within its bound.
     const back = await connect('slow');
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => back.texts.some((t) => t.includes('"text":"39999')), {
+      what: 'the replay up to the last line',
+    });
     const replayed = back.texts.filter((t) => t.includes('"msg_type":"stream"'));
     expect(replayed.length).toBeGreaterThan(0);
     expect(replayed.join('').length).toBeLessThan(400 * 1024);

@@ -106,7 +106,7 @@ describe('usage_request (control), as ipykernel answers it for jupyter-resource-
     const loop = await kernel.send('shell', 'execute_request', {
       code: 'const until = Date.now() + 600; while (Date.now() < until) {}',
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // real time under test: CPU the spinning cell used
     const second = await kernel.request('control', 'usage_request', {}, 5000);
     const content = second.reply.content as Record<string, unknown>;
     expect(content.kernel_cpu).toBeGreaterThan(0);
@@ -158,6 +158,7 @@ describe('interrupt', () => {
   for (const schedule of ['setTimeout(spin, 50)', 'setImmediate(spin)', 'process.nextTick(spin)']) {
     it(`frees the kernel from a busy loop started by ${schedule.replace('(spin', '(fn')} after its cell finished`, async () => {
       await kernel.execute(`globalThis.spin = () => { for (;;) {} };\nsetTimeout(() => ${schedule}, 20); "scheduled"`);
+      // Real time: a busy loop tells nobody it began, nor that a request waits behind it.
       await new Promise((r) => setTimeout(r, 300));
       const blocked = await kernel.send('shell', 'execute_request', { code: '"after the loop"' });
       await new Promise((r) => setTimeout(r, 300));
@@ -197,7 +198,7 @@ describe('stdin', () => {
       { session: identity },
     );
     await shell.send(kernel.sign(request));
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 500)); // real time under test: stdin connects after the kernel asked
     const stdin = new zmq.Dealer({ routingId: identity, linger: 0 });
     stdin.connect(`tcp://${kernel.info.ip}:${kernel.info.stdin_port}`);
     const [...frames] = await stdin.receive();

@@ -27,6 +27,11 @@ export class ZmtpInbox<T> {
   }
 
   /** A message from a peer: to the waiting reader, or kept for the next `next()`. */
+  /** Messages received and not taken yet. */
+  get size(): number {
+    return this.#queue.length;
+  }
+
   push(received: T): void {
     if (this.#closed) return;
     const reader = this.#reader;

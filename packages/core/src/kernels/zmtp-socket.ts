@@ -67,6 +67,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
   #roomWaiters: (() => void)[] = [];
   /** Received messages the reader has not taken yet. */
   readonly #inbox: ZmtpInbox<Buffer[]>;
+  #attempts = 0;
 
   constructor(type: ZmtpSocketType, options: ZmtpSocketOptions = {}) {
     this.#type = type;
@@ -114,6 +115,21 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
     else this.#outbox.push(buffers);
   }
 
+  /** The peer has answered the handshake: what is sent now goes out at once (tests wait on it). */
+  get connected(): boolean {
+    return this.#state === 'ready';
+  }
+
+  /** Connections opened so far, refused ones included (tests wait on it). */
+  get connectAttempts(): number {
+    return this.#attempts;
+  }
+
+  /** Received messages the reader has not taken yet. */
+  get unread(): number {
+    return this.#inbox.size;
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -142,6 +158,7 @@ export class ZmtpSocket implements AsyncIterable<Buffer[]> {
     const endpoint = this.#endpoint;
     if (this.#closed || !endpoint) return;
     const connection = net.connect(endpoint);
+    this.#attempts++;
     this.#connection = connection;
     this.#decoder = new FrameDecoder();
     this.#state = 'greeting';
