@@ -4,12 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { v4CodeCell, v4Notebook } from '../../../testing/notebooks.js';
 import { makeTempDir, removeDir } from '../../../testing/temp.js';
 import { DocumentFile } from '../src/collaboration/document-file.js';
-import { ContentsManager, FileSystemStore } from '../src/index.js';
+import { ContentsManager, FileSystemStore, type WriteOptions } from '../src/index.js';
 
 /** A real FileSystemStore where another program rewrites the file right after a read or a write of it. */
 class RacingStore extends FileSystemStore {
   afterRead: (() => Promise<void>) | undefined;
   afterWrite: (() => Promise<void>) | undefined;
+  /** Runs as a write begins: after the save checked its precondition, before the file is replaced. */
+  duringWrite: (() => Promise<void>) | undefined;
 
   override async readInto(file: string, take: (length: number) => Uint8Array): Promise<Uint8Array> {
     const bytes = await super.readInto(file, take);
@@ -23,12 +25,13 @@ class RacingStore extends FileSystemStore {
     return bytes;
   }
 
-  override async write(file: string, data: Uint8Array): Promise<void> {
-    await super.write(file, data);
+  override async write(file: string, data: Uint8Array, options?: WriteOptions): Promise<void> {
+    await this.#run('duringWrite');
+    await super.write(file, data, options);
     await this.#run('afterWrite');
   }
 
-  async #run(hook: 'afterRead' | 'afterWrite'): Promise<void> {
+  async #run(hook: 'afterRead' | 'afterWrite' | 'duringWrite'): Promise<void> {
     const run = this[hook];
     this[hook] = undefined;
     await run?.();
@@ -87,5 +90,17 @@ describe('collaboration: a rewrite racing the room', () => {
     const now = await file.load('nb.ipynb');
     expect(sourceOf(now.content)).toBe('rewritten after the save');
     expect(now.hash).not.toBe(file.hash);
+  });
+
+  it('a rewrite landing while the room writes (after its save checked the file) is not overwritten', async () => {
+    const loaded = await file.load('nb.ipynb');
+    await file.remember(loaded.hash);
+    store.duringWrite = rewrite('rewritten during the save');
+    const saved = await file.save('nb.ipynb', JSON.parse(notebook('saved by the room')));
+    expect(saved.changed).toBe(true);
+    expect(sourceOf(JSON.parse(await fs.readFile(onDisk, 'utf8')))).toBe('rewritten during the save');
+    expect((await fs.readdir(path.dirname(onDisk))).filter((name) => name !== '.ipynb_checkpoints')).toEqual([
+      'nb.ipynb',
+    ]);
   });
 });
