@@ -117,12 +117,39 @@ describe.each([
         .poll(async () => (await readCells(file)).map((c) => text(c.source)), { timeout: 10_000 })
         .toEqual(expected);
       expect(await a.locator('.disk-notice').count()).toBe(0);
-      // (both pages showed it within a second or two even on a loaded machine)
-      expect(shownAfterMs).toBeLessThan(3_000);
+      // Both pages show it within about a second (70 ms measured on a busy two-core machine).
+      expect(shownAfterMs).toBeLessThan(2_000);
       expect(h.pageErrors).toEqual([]);
       await Promise.all([a.close(), b.close()]);
     }, 60_000);
   }
+
+  it('converges on the last of a burst of rewrites (a git checkout) while A types, with no duplicate cells', async () => {
+    const file = path.join(h.root, 'burst.ipynb');
+    await fs.writeFile(file, notebookJson([code('c1', 'one = 1'), code('c2', 'two = 2')]));
+    const [a, b] = await open('burst.ipynb');
+    await caretAtEnd(a, 0);
+    const typed = ' + 1 + 2 + 3 + 4 + 5 + 6';
+    const typing = a.keyboard.type(typed, { delay: 60 });
+    await expect.poll(async () => (await sourcesOf(a))[0]?.length ?? 0).toBeGreaterThan('one = 1 + 1'.length);
+    // Five rewrites a few milliseconds apart, alternately renamed over and in place, each adding a cell.
+    for (let i = 1; i <= 5; i++) {
+      await rewrite(file, i % 2 === 0 ? 'in place' : 'rename', (cells) => [
+        ...cells.slice(0, 1),
+        { ...(cells[1] as FileCell), source: `two = ${i}` },
+        ...Array.from({ length: i }, (_, n) => code(`added${n}`, `added = ${n}`)),
+      ]);
+    }
+    await typing;
+    const expected = [`one = 1${typed}`, 'two = 5', ...Array.from({ length: 5 }, (_, n) => `added = ${n}`)];
+    for (const page of [a, b]) await expect.poll(() => sourcesOf(page), { timeout: 10_000 }).toEqual(expected);
+    await a.keyboard.press('Control+s');
+    await expect
+      .poll(async () => (await readCells(file)).map((c) => text(c.source)), { timeout: 10_000 })
+      .toEqual(expected);
+    expect(h.pageErrors).toEqual([]);
+    await Promise.all([a.close(), b.close()]);
+  }, 60_000);
 
   it('lets the program win in the cell being typed in, and offers the typing back', async () => {
     const file = path.join(h.root, 'same-cell.ipynb');
