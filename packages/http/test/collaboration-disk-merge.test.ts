@@ -232,6 +232,29 @@ describe('collaboration: outside edits merged', () => {
     expect(a.closes[0]).toMatchObject({ code: 4404 });
   }, 60_000);
 
+  it("shares the file's hash in the document's state after a load, a save and a change on disk (JupyterLab checks it before saving)", async () => {
+    await start();
+    const file = path.join(server.root, 'hashed.ipynb');
+    await fs.writeFile(file, JSON.stringify(threeCells()));
+    const a = await open('hashed.ipynb');
+    const fileHash = async () =>
+      ((await (await server.fetch('api/contents/hashed.ipynb?content=0&hash=1')).json()) as { hash: string }).hash;
+    const shared = () => a.model.getState('hash');
+    await waitFor(async () => shared() === (await fileHash()), { what: 'the hash after loading' });
+    const loaded = shared();
+    a.model.getCell(0).updateSource(5, 5, ' + 1');
+    await waitFor(async () => (await onDisk('hashed.ipynb')).cells[0]?.source === 'a = 1 + 1', { what: 'saved' });
+    await waitFor(async () => shared() !== loaded && shared() === (await fileHash()), {
+      what: 'the hash after a save',
+    });
+    const saved = shared();
+    await writeOutside(file, JSON.stringify(threeCells('b = "outside"')), 'atomic rename');
+    await waitFor(() => sources(a)[1] === 'b = "outside"', { what: 'merged' });
+    await waitFor(async () => shared() !== saved && shared() === (await fileHash()), {
+      what: 'the hash after a merge',
+    });
+  });
+
   it('a text file open in a room merges by text: edits on other lines survive on both sides', async () => {
     await start({ saveDelayMs: 600_000 });
     const file = path.join(server.root, 'notes.txt');

@@ -32,12 +32,15 @@ export class DocumentFile {
 
   /** The file's content and hash, as the contents API reads it. */
   async load(path: string): Promise<{ content: unknown; hash: string }> {
+    // Stat before reading: a rewrite landing during the read then shows at the next look.
+    const stat = await this.#contents.store.stat(path);
     const model = await this.#contents.get(path, {
       type: this.#type,
       ...(this.#format === 'text' ? { format: 'text' as const } : {}),
       hash: true,
     });
-    await this.#noteStat(path);
+    this.#mtimeMs = stat?.mtimeMs ?? -1;
+    this.#size = stat?.size ?? -1;
     return { content: model.content, hash: model.hash ?? '' };
   }
 
@@ -83,7 +86,9 @@ export class DocumentFile {
         { type: this.#type, format: this.#format, content },
         this.hash === null ? {} : { hash: this.hash },
       );
-      await this.#noteStat(path);
+      // A stat now could be of a rewrite landing just after this one: the next look reads the
+      // file and compares its hash instead.
+      this.#mtimeMs = -1;
       if (model.hash) await this.remember(model.hash);
       return { changed: false, message: typeof model.message === 'string' ? model.message : null };
     } catch (error) {
@@ -97,17 +102,11 @@ export class DocumentFile {
     return (await this.#contents.store.watchFile?.(path, onChange)) ?? null;
   }
 
-  /** True when the file's size or mtime moved since the last load or save (a cheap stat). */
+  /** True when the file's size or mtime moved since it was last loaded (always after a save): a cheap stat. */
   async statChanged(path: string): Promise<boolean> {
     const stat = await this.#contents.store.stat(path);
     if (stat === null) throw notFound(`File is gone: ${path}`);
     return stat.mtimeMs !== this.#mtimeMs || stat.size !== this.#size;
-  }
-
-  async #noteStat(path: string): Promise<void> {
-    const stat = await this.#contents.store.stat(path);
-    this.#mtimeMs = stat?.mtimeMs ?? -1;
-    this.#size = stat?.size ?? -1;
   }
 }
 

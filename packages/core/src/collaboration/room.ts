@@ -108,6 +108,7 @@ export class Room {
    */
   async loaded(base: unknown): Promise<void> {
     this.#base = base;
+    this.document.shareHash(this.#options.file.hash, DISK_ORIGIN);
     await this.#poll();
   }
 
@@ -311,6 +312,7 @@ export class Room {
         await this.#mergeFromDisk(path);
       } else {
         this.#base = snapshot;
+        this.document.shareHash(this.#options.file.hash, DISK_ORIGIN);
         if (message !== null) this.#options.warn(`Saved ${path}, not valid nbformat: ${message}`);
       }
       this.#compactIfLarge();
@@ -332,6 +334,7 @@ export class Room {
     this.#base = merged.base;
     this.trust?.fromFile(disk.content, merged.exact);
     await this.#options.file.remember(disk.hash);
+    this.document.shareHash(this.#options.file.hash, DISK_ORIGIN);
     if (!merged.exact) return this.markDirty(); // edits of the room's own go to the file
     this.#dirty = false;
     clearTimeout(this.#saveTimer);

@@ -69,6 +69,16 @@ export class SharedDocument {
     }, origin);
   }
 
+  /**
+   * Puts the file's hash (as last loaded or saved) in the document's `state` map, as
+   * jupyter-collaboration does: JupyterLab compares it with the file's before a save, and asks
+   * "File Changed" when they differ.
+   */
+  shareHash(hash: string | null, origin: unknown): void {
+    const state = this.ydoc.getMap('state');
+    if (hash !== null && state.get('hash') !== hash) this.ydoc.transact(() => state.set('hash', hash), origin);
+  }
+
   /** Clears every code cell's run state: `In [*]` back to its count, a pending input prompt gone. */
   endStaleRuns(origin: unknown): void {
     const nb = this.notebook;

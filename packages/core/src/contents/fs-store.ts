@@ -26,6 +26,7 @@ import type {
   StoreEntry,
   StoreNames,
   StoreStat,
+  WriteOptions,
 } from './store.js';
 
 /**
@@ -202,7 +203,7 @@ export class FileSystemStore implements ContentsStore {
     }
   }
 
-  async write(path: string, data: Uint8Array): Promise<void> {
+  async write(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     const target = await this.#resolveForCreate(path);
     const existing = await this.#meta.stat(target).catch(() => null);
     if (existing?.isDirectory()) throw badRequest(`${path} is a directory`, 'bad type');
@@ -217,6 +218,7 @@ export class FileSystemStore implements ContentsStore {
       } finally {
         await handle.close();
       }
+      await options.beforeReplace?.();
       replaced = await holdReplaced(target, existing);
       await fs.rename(temp, target);
     } catch (e) {

@@ -36,5 +36,6 @@ export type {
   StoreEntry,
   StoreNames,
   StoreStat,
+  WriteOptions,
 } from './store.js';
 export { isoTimestamp, parseTimestampMicros } from './timestamps.js';

@@ -30,7 +30,7 @@ import { baseName, isValidName, joinPath, normalizeApiPath, parentPath } from '.
 import { checkSaveKinds } from './save-input.js';
 import { checkPrecondition, type SavePrecondition } from './save-precondition.js';
 import { ServedBytes } from './served-bytes.js';
-import type { ByteRange, ContentsStore, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreStat, WriteOptions } from './store.js';
 
 export interface ContentsManagerOptions {
   store: ContentsStore;
@@ -195,7 +195,7 @@ export class ContentsManager {
         if (input.type === undefined) throw badRequest('No file type provided');
         const type = input.type as ContentType;
         if (type !== 'directory' && input.content === undefined) throw badRequest('No file content provided');
-        await checkPrecondition(path, existing, precondition, () => this.store.read(path));
+        const recheck = await checkPrecondition(this.store, path, existing, precondition);
         if (input.chunk !== undefined) return this.#saveChunk(path, type, input, existing);
         if (type === 'directory') {
           if (existing?.kind === 'file') throw badRequest(`Not a directory: ${path}`, 'bad type');
@@ -222,7 +222,7 @@ export class ContentsManager {
         }
         let hash: string;
         try {
-          hash = await this.#writeHashed(path, bytes);
+          hash = await this.#writeHashed(path, bytes, { beforeReplace: recheck });
           if (trusted) await this.#signQuietly(bytes);
           // One checkpoint always exists for a notebook once it has been saved, as in Jupyter.
           if (type === 'notebook' && !(await hasCheckpoints(this.checkpoints, path))) {
@@ -241,9 +241,9 @@ export class ContentsManager {
   }
 
   /** Writes a file and returns its sha256; a big file is hashed while it is written and synced. */
-  async #writeHashed(path: string, bytes: Uint8Array): Promise<string> {
+  async #writeHashed(path: string, bytes: Uint8Array, options: WriteOptions = {}): Promise<string> {
     // settle both before returning: the caller reuses the buffer once this returns
-    const [written, hashed] = await Promise.allSettled([this.store.write(path, bytes), sha256Async(bytes)]);
+    const [written, hashed] = await Promise.allSettled([this.store.write(path, bytes, options), sha256Async(bytes)]);
     this.#cache.changed(path); // the served JSON of what was there is of no use any more
     if (written.status === 'rejected') throw written.reason;
     if (hashed.status === 'rejected') throw hashed.reason;

@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound } from '../errors.js';
 import { baseName, parentPath, splitPath } from './paths.js';
-import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat } from './store.js';
+import type { ByteRange, ContentsStore, StoreCapabilities, StoreEntry, StoreStat, WriteOptions } from './store.js';
 
 interface FileNode {
   kind: 'file';
@@ -58,7 +58,8 @@ export class MemoryStore implements ContentsStore {
     return { stat: toStat(file), stream };
   }
 
-  async write(path: string, data: Uint8Array): Promise<void> {
+  async write(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    await options.beforeReplace?.();
     const parent = this.#parentFor(path);
     const name = baseName(path);
     const existing = parent.children.get(name);

@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../errors.js';
 import { sha256 } from './file-content.js';
-import type { StoreStat } from './store.js';
+import type { ContentsStore, StoreStat } from './store.js';
 import { parseTimestampMicros } from './timestamps.js';
 
 /**
@@ -14,8 +14,23 @@ export interface SavePrecondition {
   lastModified?: string;
 }
 
-/** Throws a conflict unless the file at `path` (stat `existing`, bytes from `read`) meets `expected`. */
+/**
+ * Throws a conflict unless the file at `path` (stat `existing`) meets `expected`; returns the same
+ * check of the file as it will be then, for the store to run again just before it replaces the
+ * file (WriteOptions.beforeReplace): nothing to check when `expected` is empty.
+ */
 export async function checkPrecondition(
+  store: ContentsStore,
+  path: string,
+  existing: StoreStat | null,
+  expected: SavePrecondition,
+): Promise<(() => Promise<void>) | undefined> {
+  if (expected.hash === undefined && expected.lastModified === undefined) return undefined;
+  await check(path, existing, expected, () => store.read(path));
+  return async () => check(path, await store.stat(path), expected, () => store.read(path));
+}
+
+async function check(
   path: string,
   existing: StoreStat | null,
   expected: SavePrecondition,

@@ -65,6 +65,16 @@ export interface StoreCapabilities {
   readonly releasesWrittenData: boolean;
 }
 
+/** How `ContentsStore.write` replaces a file. */
+export interface WriteOptions {
+  /**
+   * Called when the new bytes are ready to replace the file (written, synced), just before they
+   * do; a throw leaves the file as it was. A save checks its precondition again here, so that
+   * a rewrite by another program while it wrote and synced is refused, not overwritten.
+   */
+  beforeReplace?: (() => Promise<void>) | undefined;
+}
+
 export interface ContentsStore {
   /** Fast paths this store allows (see StoreCapabilities); none when absent. */
   readonly capabilities?: StoreCapabilities;
@@ -131,7 +141,7 @@ export interface ContentsStore {
    * Replaces the file atomically: readers see the old bytes or the new ones, never a mix.
    * `data` is lent for the call: a store that keeps it must copy it (callers reuse their buffers).
    */
-  write(path: string, data: Uint8Array): Promise<void>;
+  write(path: string, data: Uint8Array, options?: WriteOptions): Promise<void>;
   /** Appends to a file (chunked uploads); creates it when missing. */
   append(path: string, data: Uint8Array): Promise<void>;
   /** Creates one directory; its parent must exist. */
