@@ -49,9 +49,38 @@ export function firstCell(page: Page) {
   return page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell').first();
 }
 
-/** Types into the first cell of the notebook in the current tab and runs it. */
+/** The notebook panel of the current tab, as far as these tests read it. */
+interface NotebookPanelView {
+  context?: { isReady: boolean };
+  sessionContext?: { session?: { kernel?: { status: string } | null } | null };
+  content?: { widgets: { model: { sharedModel: { getSource(): string } } }[] };
+}
+type ShellWindow = { jupyterapp: { shell: { currentWidget: NotebookPanelView | null } } };
+
+/**
+ * Types into the first cell of the notebook in the current tab and runs it. Waits first for the
+ * document (its shared model synced) and its kernel (idle), and then for the typed text to be the
+ * cell's source: on a loaded machine keys typed before the document synced were lost, and
+ * Shift+Enter ran an empty cell.
+ */
 export async function runFirstCell(page: Page, code: string): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const panel = (window as unknown as ShellWindow).jupyterapp.shell.currentWidget;
+      return panel?.context?.isReady === true && panel.sessionContext?.session?.kernel?.status === 'idle';
+    },
+    null,
+    { timeout: 120_000 },
+  );
   await firstCell(page).locator('.cm-content').click();
   await page.keyboard.type(code);
+  await page.waitForFunction(
+    (typed) => {
+      const panel = (window as unknown as ShellWindow).jupyterapp.shell.currentWidget;
+      return panel?.content?.widgets[0]?.model.sharedModel.getSource() === typed;
+    },
+    code,
+    { timeout: 30_000 },
+  );
   await page.keyboard.press('Shift+Enter');
 }
