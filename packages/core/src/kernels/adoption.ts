@@ -100,7 +100,6 @@ export function adoptedCell(kernel: Kernel): AdoptedCell | undefined {
  */
 async function settleRunningCell(kernel: Kernel, msgId: string): Promise<void> {
   const reply = await kernel.request('shell', 'kernel_info_request', {}, PROBE_TIMEOUT_MS);
-  kernel.closeOwnSocket('shell');
   if (!reply || kernel.execution?.msgId !== msgId) return; // seen ending here, or gone
   kernel.execution = undefined;
   if (kernel.executionState === 'busy') kernel.executionState = 'idle';

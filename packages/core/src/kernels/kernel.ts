@@ -258,7 +258,7 @@ export class Kernel implements ClientHost {
     return opened;
   }
 
-  closeOwnSocket(channel: 'shell' | 'control'): void {
+  #closeOwnSocket(channel: 'shell' | 'control'): void {
     const own = this.#own[channel];
     if (!own) return;
     delete this.#own[channel];
@@ -268,8 +268,8 @@ export class Kernel implements ClientHost {
   /** Closes every socket to the current process (before a restart or after shutdown). */
   detach(): void {
     this.#clientsOpen = false;
-    this.closeOwnSocket('shell');
-    this.closeOwnSocket('control');
+    this.#closeOwnSocket('shell');
+    this.#closeOwnSocket('control');
     this.#iopub?.close();
     this.#iopub = undefined;
     for (const client of this.#clients) client.detach();
@@ -372,8 +372,9 @@ export class Kernel implements ClientHost {
       }
     }
     if (this.executionState === 'starting' || this.executionState === 'restarting') this.executionState = 'idle';
-    // Clients bring their own sockets; an idle kernel costs the server one SUB socket only.
-    this.closeOwnSocket('shell');
+    // The server's own shell socket stays open while the process lives: reopened under the same
+    // routing id just after closing, it can race the kernel's ROUTER, which ignores a peer whose id
+    // is still in use (libzmq without ROUTER_HANDOVER), so the next request would never be read.
     // Now what clients send (queued meanwhile) cannot produce output before iopub is live.
     // After a restart a gateway does in place, clients are still attached: they are left alone.
     const transport = this.#transport;

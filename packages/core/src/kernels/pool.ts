@@ -178,7 +178,6 @@ export class KernelPools {
       stop_on_error: false,
     };
     const reply = await kernel.request('shell', 'execute_request', content, this.#host.timeoutMs);
-    kernel.closeOwnSocket('shell');
     if (!reply) throw new Error('no execute_reply');
     const status = (reply.content as { status?: unknown }).status;
     if (status !== 'ok') throw new Error(`execute_reply status ${String(status)}`);
