@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v4CodeCell } from '../../../testing/notebooks.js';
 import { TOKEN } from '../../../testing/token.js';
 import { type Harness, notebookJson, startHarness } from './harness.js';
 
@@ -12,14 +13,7 @@ import { type Harness, notebookJson, startHarness } from './harness.js';
  * saved, the cell shows a "changed on disk" notice with that text and a button that puts it back.
  */
 
-const code = (id: string, source: string) => ({
-  cell_type: 'code',
-  id,
-  source,
-  metadata: {},
-  outputs: [],
-  execution_count: null,
-});
+const code = (id: string, source: string) => v4CodeCell(source, { id });
 
 const cellsOf = (page: Page) => page.locator('.notebook-cells > .cell');
 const sourceOf = (page: Page, index: number) =>

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v4CodeCell } from '../../../testing/notebooks.js';
 import { type Harness, login, notebookJson, startHarness } from './harness.js';
 
 /**
@@ -12,14 +13,7 @@ import { type Harness, login, notebookJson, startHarness } from './harness.js';
  * where the program changed the cell A typed in, its text wins and A can put its own back.
  */
 
-const code = (id: string, source: string) => ({
-  cell_type: 'code',
-  id,
-  source,
-  metadata: {},
-  outputs: [],
-  execution_count: null,
-});
+const code = (id: string, source: string) => v4CodeCell(source, { id }) as FileCell;
 
 const cellsOf = (page: Page) => page.locator('.notebook-cells > .cell');
 const sourcesOf = (page: Page) =>
@@ -31,11 +25,11 @@ const sourcesOf = (page: Page) =>
     }),
   );
 
-interface FileCell {
+type FileCell = {
   id?: string;
   cell_type: string;
   source: string | string[];
-}
+};
 const readCells = async (file: string): Promise<FileCell[]> => JSON.parse(await fs.readFile(file, 'utf8')).cells;
 const text = (source: string | string[]) => (Array.isArray(source) ? source.join('') : source);
 

@@ -27,7 +27,16 @@ export async function checkPrecondition(
 ): Promise<(() => Promise<void>) | undefined> {
   if (expected.hash === undefined && expected.lastModified === undefined) return undefined;
   await check(path, existing, expected, () => store.read(path));
-  return async () => check(path, await store.stat(path), expected, () => store.read(path));
+  return async () => {
+    const now = await store.stat(path);
+    // Where stats follow every change, an unchanged stat is the file just checked: no second read.
+    if (store.capabilities?.statTracksChanges && sameFile(now, existing)) return;
+    await check(path, now, expected, () => store.read(path));
+  };
+}
+
+function sameFile(a: StoreStat | null, b: StoreStat | null): boolean {
+  return a !== null && b !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && a.createdMs === b.createdMs;
 }
 
 async function check(
